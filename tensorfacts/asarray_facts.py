@@ -1,12 +1,15 @@
 """Named facts on ``torch.asarray`` given a tensor that requires grad and ``requires_grad`` or not: the warning
 that its default changed (given once per process, so the first call runs in fresh Python processes, started
 anew rather than forked, as a forked child would inherit the parent's spent warning), and what passing
-``requires_grad`` without ``copy=True`` does to the tensor given. They stand behind the ``torch.asarray`` section of
-copying/plot_02_safe_copy. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+``requires_grad`` without ``copy=True`` does to the tensor given; and what ``torch.as_tensor`` and ``torch.asarray``
+return under each kind of default device (none set, or one set with ``torch.set_default_device`` or
+``with torch.device(...)``). They stand behind the ``torch.asarray`` section of copying/plot_02_safe_copy.
+Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
@@ -14,6 +17,7 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
@@ -260,3 +264,94 @@ def _asarray_requires_grad_without_copy() -> Fact:
                 f"requires_grad=True on a tensor that does not require grad (result is x, x.requires_grad after, same "
                 f"type): {switched_on}; requires_grad=False on a view taken with grad mode off (result is x, x still a "
                 f"leaf that requires grad): {kept_on}")
+
+
+def _raises(error: type[Exception], call) -> bool:
+    """Whether ``call()`` raises ``error``."""
+    try:
+        call()
+    except error:
+        return True
+    return False
+
+
+@contextlib.contextmanager
+def _set_default_device(device: str):
+    """``torch.set_default_device`` for the length of a block, set back to none afterwards."""
+    torch.set_default_device(device)
+    try:
+        yield
+    finally:
+        torch.set_default_device(None)
+
+
+@fact("default-device-makes-as-tensor-copy", {
+    "en": "Calls torch.as_tensor and torch.asarray on a float32 CPU tensor a and on a float32 NumPy array, and "
+          "torch.from_numpy on the array: with no default device, inside with torch.device('cpu') and under "
+          "torch.set_default_device('cpu') (set back afterwards), the first two return a itself and share the array's "
+          "memory. Under torch.set_default_device('cpu:0') (set back afterwards) and inside with "
+          "torch.device('cpu:0'), with torch.device('meta') and under torch.set_default_device('meta') (set back "
+          "afterwards), they return a new tensor on that device that shares neither a's storage nor the array's "
+          "memory; torch.from_numpy still shares the array's memory. In each of these seven settings the first two do "
+          "the same on an int64, a bool and a complex64 CPU tensor. A tensor made inside with torch.device('cpu:0') "
+          "has the device cpu, and there the two copy it too. A float32 tensor m on meta: with no default device "
+          "(torch.get_default_device() is cpu), inside with torch.device('meta') and under "
+          "torch.set_default_device('meta') (set back afterwards), both return m itself; inside with "
+          "torch.device('cpu') and with torch.device('cpu:0'), and under "
+          "torch.set_default_device('cpu') and torch.set_default_device('cpu:0') (each set back afterwards), both "
+          "raise NotImplementedError on m.",
+    "zh_CN": "对 float32 的 CPU 张量 a 和 float32 的 NumPy 数组调用 torch.as_tensor 和 torch.asarray，并对数组调用 "
+             "torch.from_numpy：没有设置默认设备时，在 with torch.device('cpu') 里，以及在 "
+             "torch.set_default_device('cpu') 下（之后改回），前两个函数返回 a 本身，并与数组共享内存。在 "
+             "torch.set_default_device('cpu:0') 和 torch.set_default_device('meta') 下（每次之后都改回），以及在 with "
+             "torch.device('cpu:0') 和 with torch.device('meta') 里，它们返回那个设备上的新张量，既不与 a 共享存储，"
+             "也不与数组共享内存；torch.from_numpy 仍与数组共享内存。在这七种设置下，前两个函数对 int64、bool 和 "
+             "complex64 的 CPU 张量也都是这样。在 with torch.device('cpu:0') 里创建的张量，设备是 cpu，"
+             "在那里这两个函数同样复制它。对 meta 上的 float32 张量 m：没有设置默认设备时（torch.get_default_device() "
+             "是 cpu），在 with torch.device('meta') 里和 torch.set_default_device('meta') 下（之后改回），两个函数都"
+             "返回 m 本身；在 with torch.device('cpu') 和 "
+             "with torch.device('cpu:0') 里，以及在 torch.set_default_device('cpu') 和 "
+             "torch.set_default_device('cpu:0') 下（每次之后都改回），两个函数对 m 都抛出 NotImplementedError。",
+})
+def _default_device_makes_as_tensor_copy() -> Fact:
+    a, array = torch.ones(2), np.zeros(2, dtype=np.float32)
+    at = array.__array_interface__["data"][0]
+    seen, sources = {}, [a, *(torch.ones(2, dtype=dtype) for dtype in (torch.int64, torch.bool, torch.complex64))]
+    for name, device, context in (("none", "cpu", contextlib.nullcontext()), ("cpu", "cpu", torch.device("cpu")),
+                                  ("set cpu", "cpu", _set_default_device("cpu")),
+                                  ("set cpu:0", "cpu", _set_default_device("cpu:0")),
+                                  ("cpu:0", "cpu", torch.device("cpu:0")), ("meta", "meta", torch.device("meta")),
+                                  ("set meta", "meta", _set_default_device("meta"))):
+        with context:
+            made = [(source, call(source)) for source in sources for call in (torch.as_tensor, torch.asarray)]
+            from_array = torch.as_tensor(array), torch.asarray(array)
+            numpy_shared = torch.from_numpy(array).data_ptr() == at
+        is_self, shared = {t is s for s, t in made}, {t.untyped_storage().data_ptr() == s.data_ptr() for s, t in made}
+        seen[name] = (min(is_self) if len(is_self) == 1 else "mixed", min(shared) if len(shared) == 1 else "mixed",
+                      all(t.data_ptr() == at for t in from_array), all(t.device.type == device for _, t in made),
+                      numpy_shared)
+    with torch.device("cpu:0"):
+        made_there = torch.ones(2)
+        again = torch.as_tensor(made_there), torch.asarray(made_there)
+    made_there_copied = str(made_there.device) == "cpu" and not any(
+        t is made_there or t.untyped_storage().data_ptr() == made_there.data_ptr() for t in again)
+    m, kept, raised = torch.ones(2, device="meta"), {}, {}
+    for name, context in (("none", contextlib.nullcontext()), ("with meta", torch.device("meta")),
+                          ("set meta", _set_default_device("meta"))):
+        with context:
+            kept[name] = str(torch.get_default_device()) == ("cpu" if name == "none" else "meta") and (
+                torch.as_tensor(m) is m and torch.asarray(m) is m)
+    for name, context in (("with cpu", lambda: torch.device("cpu")), ("with cpu:0", lambda: torch.device("cpu:0")),
+                          ("set cpu", lambda: _set_default_device("cpu")),
+                          ("set cpu:0", lambda: _set_default_device("cpu:0"))):
+        for call in (torch.as_tensor, torch.asarray):
+            with context():
+                raised[f"{call.__name__} {name}"] = _raises(NotImplementedError, functools.partial(call, m))
+    return Fact(seen["none"] == seen["cpu"] == seen["set cpu"] == (True, True, True, True, True)
+                and all(seen[n] == (False, False, False, True, True)
+                        for n in ("set cpu:0", "cpu:0", "meta", "set meta"))
+                and made_there_copied and all(kept.values()) and all(raised.values()),
+                f"(as_tensor and asarray give a, share a's storage, share the array, on the device; from_numpy "
+                f"shares): {seen}; a tensor made under cpu:0 is on {made_there.device} and copied there: "
+                f"{made_there_copied}; a meta tensor given back itself with no default device or a meta one: {kept}; "
+                f"NotImplementedError on a meta tensor under a cpu default device: {raised}")

@@ -1,6 +1,6 @@
 """Named facts on the NumPy array of a tensor: on which tensors ``a.detach().numpy()`` works and shares memory (a
-dense CPU tensor of a dtype NumPy has, not a nested one, not an instance of a subclass that defines
-``__torch_dispatch__``, without the conjugate or negative bit, outside a
+dense CPU tensor of a dtype NumPy has and of no more dimensions than NumPy allows, not a nested one, not an
+instance of a subclass that defines ``__torch_dispatch__``, without the conjugate or negative bit, outside a
 ``torch.func`` transform), checked in every dtype NumPy has.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
@@ -21,7 +21,10 @@ from tensorfacts.tensors import same_storage
           "a.detach().mul_(10). On a dense CPU tensor of each dtype NumPy has, float16, float32, float64, "
           "complex64, complex128, bool, int8, int16, int32, int64, uint8, uint16, uint32 and uint64 (those of them "
           "that can require grad requiring it), a.detach().numpy() shares a's memory and follows a later "
-          "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. "
+          "a.detach().fill_(1); on bfloat16 and float8_e4m3fn, which NumPy lacks, it raises TypeError. On a float32 "
+          "CPU tensor of as many dimensions as NumPy allows (64 in NumPy 2, 32 in NumPy 1), every size 1 and six "
+          "sizes 2 then the rest 1, a.detach().numpy(), a.numpy(force=True) and np.asarray(a) share a's memory; on "
+          "one of a dimension more, every size 1, each raises ValueError. "
           ".numpy() and .detach().numpy() raise RuntimeError on z.conj() (conjugate bit set, z complex) and on "
           "z.conj().imag (negative bit set). .numpy() raises TypeError on "
           "a.detach() of a float32 CPU tensor in each sparse layout (to_sparse(), to_sparse_csr(), to_sparse_csc(), "
@@ -52,7 +55,9 @@ from tensorfacts.tensors import same_storage
              "对 NumPy 也有的每种 dtype，即 float16、float32、float64、complex64、complex128、bool、int8、int16、"
              "int32、int64、uint8、uint16、uint32 和 uint64 的稠密 CPU 张量 a（其中能够需要梯度的，都设为需要梯度），"
              "a.detach().numpy() 与 a 共享内存，之后 a.detach().fill_(1) 时数组跟着变；对 NumPy 没有的 bfloat16 和 "
-             "float8_e4m3fn，它报 TypeError。"
+             "float8_e4m3fn，它报 TypeError。对维数等于 NumPy 上限（NumPy 2 是 64，NumPy 1 是 32）的 float32 CPU 张量 a"
+             "（各维大小都是 1，或者先有六个大小为 2 的维，其余为 1），a.detach().numpy()、a.numpy(force=True) 和 "
+             "np.asarray(a) 都与 a 共享内存；多一维（各维大小都是 1）时，三者都报 ValueError。"
              "对 z.conj()（z 是复数张量，共轭位已设置）和 z.conj().imag（负号位已设置），.numpy() 和 "
              ".detach().numpy() 都报 RuntimeError。对 "
              "float32 CPU 张量在每种稀疏布局下的 a.detach()（to_sparse()、to_sparse_csr()、to_sparse_csc()、"
@@ -274,7 +279,8 @@ _NOT_NUMPY_DTYPES = (torch.bfloat16, torch.float8_e4m3fn)
 
 def _numpy_by_dtype() -> tuple[bool, str]:
     """a.detach().numpy() shares a's memory and follows a.detach().fill_(1) in every dtype NumPy has (requiring grad
-    where the dtype can), and raises TypeError in two it lacks. (holds, trace)"""
+    where the dtype can), and raises TypeError in two it lacks; at NumPy's most dimensions it and numpy(force=True) and
+    np.asarray share, and one dimension more raises ValueError. (holds, trace)"""
     wrong = []
     for dtype in _NUMPY_DTYPES:
         a = torch.zeros(3, dtype=dtype, requires_grad=dtype.is_floating_point or dtype.is_complex)
@@ -288,5 +294,17 @@ def _numpy_by_dtype() -> tuple[bool, str]:
         except TypeError:
             continue
         wrong.append(f"{dtype}: numpy() works")
+    limit = 64 if int(np.__version__.split(".")[0]) >= 2 else 32  # NumPy's most dimensions
+    for a in (torch.ones([1] * limit), torch.ones([2] * 6 + [1] * (limit - 6))):
+        if not all(array.__array_interface__["data"][0] == a.data_ptr()
+                   for array in (a.detach().numpy(), a.numpy(force=True), np.asarray(a))):
+            wrong.append(f"{a.dim()} dimensions of sizes {tuple(a.shape[:7])}...: not on a's memory")
+    for call in (lambda t: t.detach().numpy(), lambda t: t.numpy(force=True), np.asarray):
+        try:
+            call(torch.ones([1] * (limit + 1)))
+            wrong.append(f"{limit + 1} dimensions: an array")
+        except ValueError:
+            pass
     return (not wrong, f"numpy() shares memory and follows fill_(1) in {len(_NUMPY_DTYPES)} dtypes, raises TypeError "
-            f"in {len(_NOT_NUMPY_DTYPES)}; not as stated: {wrong or 'none'}")
+            f"in {len(_NOT_NUMPY_DTYPES)}; with NumPy {np.__version__}, {limit} dimensions share and {limit + 1} raise "
+            f"ValueError; not as stated: {wrong or 'none'}")

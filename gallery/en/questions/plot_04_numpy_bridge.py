@@ -227,10 +227,12 @@ assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.d
 )
 
 # %%
-# On a dense CPU tensor (not a nested one) of a dtype NumPy has, with neither the conjugate nor the
-# negative bit set, and outside a function transformed by ``torch.func``, the suggested ``detach().numpy()``
-# returns an array over the tensor's own memory, and so does ``numpy(force=True)``: neither copies. (With one
-# of those bits set, ``detach().numpy()`` raises and ``numpy(force=True)`` copies: see below. On a ``bfloat16`` or
+# On a dense CPU tensor (not a nested one) of no more dimensions than NumPy allows (64 in NumPy 2, 32 in NumPy 1)
+# and of a dtype NumPy has, with neither the conjugate nor the negative bit set, and outside a function transformed by
+# ``torch.func``, the suggested ``detach().numpy()`` returns an array over the tensor's own memory, and so does
+# ``numpy(force=True)``: neither copies. (With one of those bits set, ``detach().numpy()`` raises and
+# ``numpy(force=True)`` copies: see below. On a tensor of more dimensions, both raise ``ValueError``, and so does
+# ``np.asarray``. On a ``bfloat16`` or
 # float8 tensor, or a sparse one made by ``to_sparse()``, both raise ``TypeError``; on a nested tensor, on an
 # instance of a tensor subclass that defines ``__torch_dispatch__`` (a subclass without it is fine), and on
 # the tensor a function receives inside ``torch.func.vmap`` or ``torch.func.grad``, both raise as well.)
@@ -320,6 +322,21 @@ torch.func.grad(refusals_inside)(torch.ones(3))
 assert len(received_refusals_) == 2 and all(None not in found_ for found_ in received_refusals_), (
     "inside torch.func.vmap and torch.func.grad, detach().numpy(), numpy(force=True) and np.asarray raise on the "
     "tensor the function receives")
+numpy_max_dims_ = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
+assert all(shares(deep_, deep_.detach().numpy()) and shares(deep_, deep_.numpy(force=True))
+           and shares(deep_, np.asarray(deep_))
+           for deep_ in (torch.ones([1] * numpy_max_dims_), torch.ones([2] * 6 + [1] * (numpy_max_dims_ - 6)))), (
+    "detach().numpy(), numpy(force=True) and np.asarray share the memory of a tensor of as many dimensions as "
+    "NumPy allows (64 in NumPy 2, 32 in NumPy 1)")
+for too_deep_call_ in (lambda t: type(t.detach().numpy()), lambda t: type(t.numpy(force=True)),
+                       lambda t: type(np.asarray(t))):
+    try:
+        too_deep_call_(torch.ones([1] * (numpy_max_dims_ + 1)))
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("detach().numpy(), numpy(force=True) and np.asarray on a tensor of more dimensions than "
+                             "NumPy allows must raise ValueError")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -851,7 +868,9 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # On a nested tensor, on an instance of a tensor subclass that defines ``__torch_dispatch__``, and on the
 # tensor a function receives inside ``torch.func.vmap`` or ``torch.func.grad``, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise; what follows is about other tensors,
-# outside a function transformed by ``torch.func``. For a dense CPU tensor and an array of the same dtype,
+# outside a function transformed by ``torch.func``. For a dense CPU tensor of no more dimensions than NumPy allows
+# (64 in NumPy 2, 32 in NumPy 1; on one of more, ``detach().numpy()``, ``numpy(force=True)`` and ``np.asarray`` raise
+# ``ValueError``) and an array of the same dtype,
 # ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.asarray`` (the last two unless
 # their ``device=`` argument names a device other than ``"cpu"``, even ``"cpu:0"``, or, given no ``device=``, a

@@ -405,8 +405,10 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # ``torch.as_tensor(a, device="cpu:0")`` and ``torch.asarray(a, device="cpu:0")``; so do ``torch.as_tensor(a)`` itself
 # and ``torch.asarray(a)`` of a CPU tensor ``a`` under the default device ``"cpu:0"`` (``torch.set_default_device``,
 # ``with torch.device(...)``), as a CPU tensor is on ``"cpu"``, never on ``"cpu:0"``. Under the default device
-# ``meta`` the two return a new ``meta`` tensor, which holds no values; given a ``meta`` tensor under ``"cpu"`` or
-# ``"cpu:0"``, they raise ``NotImplementedError``. For memory of your own, use
+# ``meta`` the two return a new ``meta`` tensor, which holds no values. Given a ``meta`` tensor under a default device
+# set to ``"cpu"`` or ``"cpu:0"`` (by ``torch.set_default_device`` or ``with torch.device(...)``), they raise
+# ``NotImplementedError``; with no default device set, although ``torch.get_default_device()`` then reports ``cpu``,
+# they return that ``meta`` tensor itself. For memory of your own, use
 # ``clone()`` or ``to(..., copy=True)``; to leave the graph as well,
 # ``detach().clone()`` (see :ref:`copying-safe-copy`).
 # :fact:`default-device-makes-as-tensor-copy`
