@@ -5,14 +5,13 @@ registration's texts) must not."""
 
 import importlib
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from sitetools.releases import code_at_commit, code_digests
+from sitetools.releases import code_digests
 from sitetools.releases import records as release_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,24 +170,3 @@ def test_a_claims_digest_follows_the_facts_it_runs(monkeypatch):
 
     monkeypatch.setitem(fact_registry.FACTS, fact_id, rewritten)
     assert code_digests.claim_codes()[claim] != before, f"{claim} runs {fact_id}: its digest must follow it"
-
-
-def _has_commit(commit: str) -> bool:
-    found = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=ROOT, capture_output=True)
-    return found.returncode == 0
-
-
-@pytest.mark.slow  # over a second: unpacks each commit the records were taken at and reads its code
-def test_the_kept_digests_of_a_commit_are_those_of_its_code():
-    """For the records taken before records named their code, the site reads the digests of the pages, claims and
-    tables at the commit each record names (docs/_shared/releases/code/<commit>.json): they must be those of that
-    commit's code, read again from git here. Fails when they are stale or were written from another tree."""
-    commits = {record["commit"] for record in release_records.load()
-               if not any("code" in entry for entry in record["claims"].values())}  # fmt: skip
-    assert commits, "no record without digests: this test and the kept digests can go"
-    for commit in sorted(commits):
-        kept = code_at_commit.at_commit(commit)
-        assert kept is not None, f"no digests kept for {commit}: python -m sitetools.releases.code_at_commit {commit}"
-        if not _has_commit(commit):
-            pytest.skip(f"this checkout has no commit {commit} (a shallow clone)")
-        assert code_at_commit.of_commit(commit, ROOT) == kept

@@ -18,10 +18,6 @@ form:
 
 Following names is a static reading: a call that reaches code no name in the closure leads to (a function
 looked up from a string other than a fact id) is missed. The site's checks call their helpers by name.
-
-Run as a file inside a folder that holds a commit's code (``--here OUT``), it writes the digests of that code's
-claims and tables: it imports nothing of the site at the top, so it reads any commit's code
-(:mod:`sitetools.releases.code_at_commit`).
 """
 
 from __future__ import annotations
@@ -30,7 +26,6 @@ import ast
 import functools
 import hashlib
 import inspect
-import json
 import sys
 import textwrap
 import types
@@ -372,8 +367,3 @@ def page_codes() -> dict[str, str]:
 
     return page_codes_of(scripts("en"))
 
-
-if __name__ == "__main__" and sys.argv[1:2] == ["--here"]:  # run as a file inside an unpacked commit (its code)
-    here = str(Path(__file__).resolve().parent)
-    sys.path[:] = [str(Path.cwd()), *(path for path in sys.path if path != here)]
-    Path(sys.argv[2]).write_text(json.dumps({"claims": claim_codes(), "tables": table_codes()}), encoding="utf-8")

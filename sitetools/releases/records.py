@@ -77,16 +77,9 @@ def unverified_facts(record: dict, codes: dict[str, str]) -> list[str]:
 
 
 def recorded_codes(record: dict, kind: str) -> dict[str, str]:
-    """The digests of the code of the pages, claims or tables (``kind``) that ``record`` ran: those it names, else,
-    for a record taken before records named them, those of the code of the commit it names
-    (:func:`sitetools.releases.code_at_commit.at_commit`); none where neither is known."""
-    from sitetools.releases import code_at_commit
-
-    named = {name: entry["code"] for name, entry in record[kind].items() if isinstance(entry, dict) and "code" in entry}
-    if named:
-        return named
-    kept = code_at_commit.at_commit(record.get("commit", ""))
-    return dict(kept.get(kind, {})) if kept else {}
+    """The digests of the code of the pages, claims or tables (``kind``) that ``record`` ran, as it names them; none
+    for a record that names none (every one of them then counts as changed since)."""
+    return {name: entry["code"] for name, entry in record[kind].items() if isinstance(entry, dict) and "code" in entry}
 
 
 def older(record: dict, codes: dict[str, str], kind: str) -> list[str]:
