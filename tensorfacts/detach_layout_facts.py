@@ -187,6 +187,11 @@ def _copy_in(t: torch.Tensor, value: int) -> object:
     return t.copy_(torch.full(t.shape, value).to(t.dtype))
 
 
+def _copy_own_dtype(t: torch.Tensor, value: int) -> object:
+    """``copy_`` from a tensor of ``t``'s own dtype each of whose bytes is ``value`` (no conversion of dtype)."""
+    return t.copy_(torch.empty_like(t).view(torch.uint8).fill_(value).view(t.dtype))
+
+
 def _refused(make: Callable[[], torch.Tensor], writes: dict[str, Callable[[torch.Tensor], object]]) -> list[str]:
     """The in-place writes that raise ``NotImplementedError`` on a fresh tensor, each tried on its own."""
     refused = []
@@ -198,22 +203,35 @@ def _refused(make: Callable[[], torch.Tensor], writes: dict[str, Callable[[torch
     return refused
 
 
-#: The dtypes the page names as having no copy kernel, besides those whose name starts with ``bits``.
-_SUB_BYTE = {f"{sign}int{bits}" for sign in ("", "u") for bits in range(1, 8)} | {"float4_e2m1fn_x2"}
+#: The in-place writes tried on a fresh tensor of each dtype that is not quantized.
+_WRITES: dict[str, Callable[[torch.Tensor], object]] = {
+    "copy_ from its own dtype": lambda t: _copy_own_dtype(t, 1),
+    "copy_ from int64": lambda t: t.copy_(torch.full(t.shape, 1)),
+    "fill_": lambda t: t.fill_(1),
+    "index write of a number": lambda t: t.__setitem__(0, 1),
+}
+#: The writes the bits dtypes and float4_e2m1fn_x2 refuse: all but ``copy_`` from a tensor of their own dtype.
+_ALL_BUT_OWN_COPY = [name for name in _WRITES if name != "copy_ from its own dtype"]
 
 
 def _named_without_copy_kernel(name: str) -> bool:
-    """Whether the page names this dtype among those with no copy kernel: the bits dtypes, ``int1`` to ``int7``,
-    ``uint1`` to ``uint7`` and ``float4_e2m1fn_x2``."""
-    return name.startswith("bits") or name in _SUB_BYTE
+    """Whether the page names this dtype among those with no copy kernel: ``int1`` to ``int7`` and ``uint1`` to
+    ``uint7``."""
+    return name in {f"{sign}int{bits}" for sign in ("", "u") for bits in range(1, 8)}
+
+
+def _named_own_dtype_copy_only(name: str) -> bool:
+    """Whether the page names this dtype among those that take ``copy_`` from their own dtype but refuse the other
+    writes of ``_WRITES``: the bits dtypes and ``float4_e2m1fn_x2``."""
+    return name.startswith("bits") or name == "float4_e2m1fn_x2"
 
 
 def _quantized_kind(dtype: torch.dtype) -> Kind | str:
     def make() -> torch.Tensor:
         return torch.quantize_per_tensor(torch.zeros(4), 0.5, 0, dtype)
 
-    refused = _refused(make, {"copy_": lambda t: t.copy_(make()), "fill_": lambda t: t.fill_(0.5),
-                              "index write": lambda t: t.__setitem__(0, 0.5)})
+    refused = _refused(make, {"copy_ from its own dtype": lambda t: t.copy_(make()), "fill_": lambda t: t.fill_(0.5),
+                              "index write of a number": lambda t: t.__setitem__(0, 0.5)})
     if refused:  # the packed quantized dtypes on the CPU
         return f"raise NotImplementedError: {refused}"
     return make, lambda t, v: t.copy_(torch.quantize_per_tensor(torch.full(t.shape, float(v)), 0.5, 0, dtype)), \
@@ -233,11 +251,12 @@ def _detach_kinds() -> dict[str, Kind | str]:
         def make(dtype: torch.dtype = dtype) -> torch.Tensor:
             return torch.empty(4, dtype=dtype).view(torch.uint8).zero_().view(dtype)
 
-        writes = {"copy_": lambda t: _copy_in(t, 1), "fill_": lambda t: t.fill_(1),
-                  "index write": lambda t: t.__setitem__(0, 1)}
-        refused = _refused(make, writes)
-        if refused == list(writes):  # no copy kernel (bits and sub-byte dtypes): write its bytes through a view
+        refused = _refused(make, _WRITES)
+        if refused == list(_WRITES):  # no copy kernel (int1 to int7, uint1 to uint7): write its bytes through a view
             kinds[f"{name} (bytes)"] = (make, lambda t, v: t.view(torch.uint8).fill_(v), _raw)
+            continue
+        if refused == _ALL_BUT_OWN_COPY:  # bits and float4_e2m1fn_x2: copy_ from a tensor of the same dtype
+            kinds[f"{name} (own dtype)"] = (make, _copy_own_dtype, _raw)
             continue
         if refused:  # some writes refused, others not: a case the fact's sentence does not cover
             kinds[name] = f"raise NotImplementedError: {refused}"
@@ -260,19 +279,24 @@ def _detach_kinds() -> dict[str, Kind | str]:
           "leaf that requires grad too), a complex conj() view of a leaf (conj bit set) and a nested tensor of the "
           "default strided layout that requires grad: takes c = a.detach(), writes a value through c with copy_, "
           "then another through a (under torch.no_grad()): each write shows in the other tensor and a._version and "
-          "c._version both move by 2. On the dtypes with no copy kernel, which are exactly the bits dtypes, int1 to "
-          "int7, uint1 to uint7 and float4_e2m1fn_x2, copy_, fill_ and an index write each raise "
-          "NotImplementedError on the CPU, and both writes go through t.view(torch.uint8).fill_() instead; on the "
-          "packed quantized quint4x2 and quint2x4, copy_, fill_ and an index write each raise NotImplementedError "
-          "on the CPU, so no edit is made; no other dtype refuses any of the three writes.",
+          "c._version both move by 2. The dtypes int1 to int7 and uint1 to uint7 have no copy kernel: copy_ from a "
+          "tensor of the same dtype, copy_ from an int64 tensor, fill_ and an index write of a number each raise "
+          "NotImplementedError on the CPU, and both writes go through t.view(torch.uint8).fill_() instead. The bits "
+          "dtypes and float4_e2m1fn_x2 take copy_ from a tensor of their own dtype, and both writes are made that "
+          "way, but copy_ from an int64 tensor, fill_ and an index write of a number each raise NotImplementedError "
+          "on the CPU. On the packed quantized quint4x2 and quint2x4, copy_ from a tensor of the same dtype, fill_ "
+          "and an index write of a number each raise NotImplementedError on the CPU, so no edit is made; no other "
+          "dtype refuses any of these writes.",
     "zh_CN": "在 CPU 上，对默认 strided 布局的张量 a：torch 模块列出的每种 dtype（bool、有符号和无符号整数、浮点、"
              "float8、复数和量化类型；浮点和复数类型还取一个需要梯度的叶子张量），叶子张量的复数 conj() 视图"
              "（带共轭标志），以及一个需要梯度的默认 strided 布局的嵌套张量：取 c = a.detach()，先用 copy_ 通过 c "
              "写入一个数值，再通过 a 写入另一个（都在 torch.no_grad() 下）：每次写入另一方都看得到，a._version 和 "
-             "c._version 都增加 2。没有 copy 内核的 dtype 恰好是 bits 类型、int1 到 int7、uint1 到 uint7 和 "
-             "float4_e2m1fn_x2，在这些类型上，copy_、fill_ 和索引写入在 CPU 上都抛出 NotImplementedError，"
-             "两次写入改为通过 t.view(torch.uint8).fill_() 进行；对打包的量化类型 quint4x2 和 quint2x4，copy_、"
-             "fill_ 和索引写入在 CPU 上都抛出 NotImplementedError，不作修改；其他 dtype 对这三种写入都不报错。",
+             "c._version 都增加 2。int1 到 int7 和 uint1 到 uint7 没有 copy 内核：从同一 dtype 的张量 copy_、"
+             "从 int64 张量 copy_、fill_ 和写入一个数的索引写入，在 CPU 上都抛出 NotImplementedError，两次写入改为"
+             "通过 t.view(torch.uint8).fill_() 进行。bits 类型和 float4_e2m1fn_x2 可以从自身 dtype 的张量 copy_，"
+             "两次写入就这样进行，但从 int64 张量 copy_、fill_ 和写入一个数的索引写入在 CPU 上都抛出 "
+             "NotImplementedError。对打包的量化类型 quint4x2 和 quint2x4，从同一 dtype 的张量 copy_、fill_ 和写入"
+             "一个数的索引写入在 CPU 上都抛出 NotImplementedError，不作修改；其他 dtype 对这些写入都不报错。",
 }, {"en": "every dtype of the torch module, a conj-bit view and a strided nested tensor, on the CPU",
     "zh_CN": "torch 模块的每种 dtype、一个带共轭标志的视图和一个 strided 嵌套张量，在 CPU 上"})
 def _detach_edits_reach_both_every_dtype() -> Fact:
@@ -284,10 +308,14 @@ def _detach_edits_reach_both_every_dtype() -> Fact:
     edited = [v for v in seen.values() if not isinstance(v, str)]
     unedited = sorted(name for name, v in seen.items() if isinstance(v, str))
     through_bytes = {name.removesuffix(" (bytes)") for name in seen if name.endswith(" (bytes)")}
+    own_dtype = {name.removesuffix(" (own dtype)") for name in seen if name.endswith(" (own dtype)")}
     named = {str(d).removeprefix("torch.") for d in _torch_dtypes()}
+    quantized_refusal = "['copy_ from its own dtype', 'fill_', 'index write of a number']"
     return Fact(all(v == (True, True, True, 2, 2) for v in edited) and set(unedited) == {"quint2x4", "quint4x2"}
-                and all(seen[name].endswith("['copy_', 'fill_', 'index write']") for name in unedited)
-                and through_bytes == {name for name in named if _named_without_copy_kernel(name)},
+                and all(seen[name].endswith(quantized_refusal) for name in unedited)
+                and through_bytes == {name for name in named if _named_without_copy_kernel(name)}
+                and own_dtype == {name for name in named if _named_own_dtype_copy_only(name)},
                 f"(strided, write through c seen by a, write through a seen by c, moves of a._version and "
-                f"c._version) per kind: {seen}; no copy kernel (copy_, fill_ and index write raise "
-                f"NotImplementedError): {sorted(through_bytes)}")
+                f"c._version) per kind: {seen}; no copy kernel (all of {list(_WRITES)} raise NotImplementedError): "
+                f"{sorted(through_bytes)}; copy_ from their own dtype, but {_ALL_BUT_OWN_COPY} raise "
+                f"NotImplementedError: {sorted(own_dtype)}")

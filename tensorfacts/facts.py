@@ -48,12 +48,13 @@ def _version_counter_catches_saved_edit() -> Fact:
 @fact("version-check-only-in-nodes-run", {
     "en": "Saves y = a * 1 in (y * y).sum() and adds (c * c).sum() for a second leaf c, giving z; edits y with "
           "y.mul_(10), then runs z.backward(inputs=[c]), torch.autograd.grad(z, c) and z.backward(), each on a "
-          "fresh graph: the first two run only the nodes that lead to c, raise nothing and give c's gradient "
-          "[2, 4, 6]; the full backward runs the node that saved y and raises the version-counter error.",
+          "fresh graph: the first two do not run the node that saved y (a prehook registered on its grad_fn is not "
+          "called), raise nothing and give c's gradient [2, 4, 6]; the full backward runs that node (the prehook is "
+          "called) and raises the version-counter error.",
     "zh_CN": "在 (y * y).sum() 中保存 y = a * 1，再加上另一个叶子张量 c 的 (c * c).sum()，得到 z；用 y.mul_(10) "
              "原地修改 y，然后分别执行 z.backward(inputs=[c])、torch.autograd.grad(z, c) 和 z.backward()，"
-             "每次都用新的计算图：前两种只运行通向 c 的节点，不报错，c 的梯度为 [2, 4, 6]；"
-             "完整的反向传播运行了保存 y 的节点，报版本计数器错误。",
+             "每次都用新的计算图：前两种不运行保存 y 的节点（注册在它的 grad_fn 上的 prehook 没有被调用），不报错，"
+             "c 的梯度为 [2, 4, 6]；完整的反向传播运行了这个节点（prehook 被调用），报版本计数器错误。",
 })
 def _version_check_only_in_nodes_run() -> Fact:
     """The version check happens when a node unpacks its saved tensor: a backward that skips the node says nothing."""
@@ -62,7 +63,10 @@ def _version_check_only_in_nodes_run() -> Fact:
         a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
         c = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
         y = a * 1
-        z = (y * y).sum() + (c * c).sum()  # the first term saves y
+        saver = y * y  # saves y
+        ran: list[bool] = []  # whether the node that saved y ran: its prehook is called before it unpacks y
+        saver.grad_fn.register_prehook(lambda grads, ran=ran: ran.append(True))
+        z = saver.sum() + (c * c).sum()
         y.mul_(10)
         try:
             if how == "backward(inputs=[c])":
@@ -73,13 +77,15 @@ def _version_check_only_in_nodes_run() -> Fact:
             else:
                 z.backward()
                 grad = c.grad.tolist()
-            outcomes[how] = ("", grad)
+            outcomes[how] = ("", grad, ran == [True])
         except RuntimeError as exc:
-            outcomes[how] = (str(exc), None)
-    skipped = all(outcomes[how] == ("", [2.0, 4.0, 6.0]) for how in ("backward(inputs=[c])", "autograd.grad(z, c)"))
-    return Fact(skipped and VERSION_ERROR in outcomes["backward()"][0],
-                "; ".join(f"{how}: {error or 'no error'}, grad of c = {grad}"
-                          for how, (error, grad) in outcomes.items()))
+            outcomes[how] = (str(exc), None, ran == [True])
+    skipped = all(outcomes[how] == ("", [2.0, 4.0, 6.0], False)
+                  for how in ("backward(inputs=[c])", "autograd.grad(z, c)"))
+    error, _, saver_ran = outcomes["backward()"]
+    return Fact(skipped and VERSION_ERROR in error and saver_ran,
+                "; ".join(f"{how}: node that saved y ran: {node_ran}, {error or 'no error'}, grad of c = {grad}"
+                          for how, (error, grad, node_ran) in outcomes.items()))
 
 
 @fact("saved-tensor-hooks-hide-edit", {

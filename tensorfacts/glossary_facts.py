@@ -94,13 +94,17 @@ def _clone_requires_grad_in_grad_mode(case: Case) -> dict[str, tuple[bool, str |
 
 
 @fact("grad-mode-records", {
-    "en": "In a new thread torch.is_grad_enabled() is True; under torch.no_grad() it is False. y = a * 2 of a tensor "
+    "en": "In a new thread torch.is_grad_enabled() is True, whether the thread is started with grad mode on, under "
+          "torch.no_grad(), inside torch.inference_mode() or under torch.set_grad_enabled(False); under "
+          "torch.no_grad() it is False. y = a * 2 of a tensor "
           "a that requires grad (a leaf, a non-leaf, a Parameter, a view of a leaf) has a grad_fn in grad mode "
           "and none under torch.no_grad(); of a tensor that does not "
           "require grad it has none. Inside torch.inference_mode() with torch.enable_grad(), is_grad_enabled() is "
           "True, yet a * 2 and a.clone() have no grad_fn and a.to(torch.float64) of a float32 a, a.to(torch.float32) "
           "of a float64 one, is a leaf.",
-    "zh_CN": "在新线程里 torch.is_grad_enabled() 为 True，在 torch.no_grad() 下为 False。需要梯度的张量 a（叶子张量、"
+    "zh_CN": "在新线程里 torch.is_grad_enabled() 为 True，无论线程是在梯度模式下、torch.no_grad() 下、"
+             "torch.inference_mode() 里还是 torch.set_grad_enabled(False) 下启动的；在 torch.no_grad() 下为 "
+             "False。需要梯度的张量 a（叶子张量、"
              "非叶子张量、Parameter、叶子张量的视图）算出的 "
              "y = a * 2，梯度模式下有 grad_fn，在 torch.no_grad() 下没有；不需要梯度的张量算出的 y 没有 grad_fn。在 "
              "torch.inference_mode() 里用 torch.enable_grad() 时，is_grad_enabled() 为 True，但 a * 2 和 a.clone() "
@@ -108,9 +112,11 @@ def _clone_requires_grad_in_grad_mode(case: Case) -> dict[str, tuple[bool, str |
 }, TWO_FLOATS)
 def _grad_mode_records() -> Fact:
     default: list[bool] = []
-    thread = threading.Thread(target=lambda: default.append(torch.is_grad_enabled()))
-    thread.start()
-    thread.join()
+    for parent in (torch.enable_grad, *GRAD_OFF.values()):  # the thread started in each grad mode of its parent
+        with parent():
+            thread = threading.Thread(target=lambda: default.append(torch.is_grad_enabled()))
+            thread.start()
+            thread.join()
     with torch.no_grad():
         off = torch.is_grad_enabled()
     records, inference, givens = [], [], []
@@ -126,9 +132,10 @@ def _grad_mode_records() -> Fact:
         with torch.inference_mode(), torch.enable_grad():
             inference.append((torch.is_grad_enabled(), (a * 2).grad_fn, a.clone().grad_fn,
                               a.to(torch.float64 if a.dtype == torch.float32 else torch.float32).is_leaf))
-    return Fact(default == [True] and not off and all(records)
+    return Fact(default == [True] * (1 + len(GRAD_OFF)) and not off and all(records)
                 and inference == [(True, None, None, True)] * len(givens),
-                f"default in a new thread: {default}; under no_grad: {off}; recorded as stated: {records}; inside "
+                f"default in a new thread started with grad mode on, under {', '.join(GRAD_OFF)}: {default}; "
+                f"under no_grad: {off}; recorded as stated: {records}; inside "
                 f"inference_mode with enable_grad (grad mode, mul's and clone's grad_fn, to() a leaf): {inference}")
 
 

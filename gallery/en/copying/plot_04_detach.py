@@ -273,11 +273,14 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # move the one counter the two share: reading an inference tensor's ``_version`` raises, and its ``detach()``, taken
 # outside the mode, reads 0 before and after the edits. On the CPU the same holds for every dtype torch
 # names, integer, bool, complex (a ``conj()`` view too) and quantized ones among them, and for a nested tensor of the
-# strided layout, but on two groups of dtypes ``copy_``, ``fill_`` and index writes raise ``NotImplementedError`` on
-# the CPU. One group has no copy kernel: the bits dtypes, ``int1`` to ``int7``, ``uint1`` to ``uint7`` and
-# ``float4_e2m1fn_x2``; on these an edit written through ``view(torch.uint8)`` reaches the other tensor and moves the
-# shared counter as above. The other is the packed quantized dtypes ``quint4x2`` and ``quint2x4``. A sparse tensor can
-# differ: see the conclusion.
+# strided layout, but some dtypes refuse some writes on the CPU. ``int1`` to ``int7`` and ``uint1`` to ``uint7`` have
+# no copy kernel: ``copy_`` from a tensor of their own dtype or of ``int64``, ``fill_`` and an index write of a number
+# each raise ``NotImplementedError``, and an edit written through ``view(torch.uint8)`` reaches the other tensor and
+# moves the shared counter as above. The bits dtypes and ``float4_e2m1fn_x2`` take ``copy_`` from a tensor of their
+# own dtype, and an edit written that way reaches the other tensor and moves the shared counter, but ``copy_`` from an
+# ``int64`` tensor, ``fill_`` and an index write of a number each raise ``NotImplementedError``. On the packed
+# quantized dtypes ``quint4x2`` and ``quint2x4``, ``copy_`` from a tensor of their own dtype, ``fill_`` and an index
+# write of a number each raise ``NotImplementedError``. A sparse tensor can differ: see the conclusion.
 # :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
