@@ -40,10 +40,13 @@ def _version_read(t: torch.Tensor) -> object:
 
 def detach_edits_reach_both(case: Case) -> dict[str, object]:
     """Edit ``c = a.detach()`` by ``mul_(2)`` and an index write, then ``a`` by ``add_(1)``: does each edit show in
-    the other tensor, and what do ``a._version`` and ``c._version`` read before and after the three edits?"""
+    the other tensor, and what do ``a._version`` and ``c._version`` read before and after the three edits? Also:
+    are ``c`` and ``a.data`` inference tensors, what do ``a.data._version`` and the counters of the views ``a[:1]``
+    and ``c[:1]`` read after them, and what does a fourth edit, ``c.add_(1)`` made outside both modes, do?"""
     _, a = case.build()
     start = a.detach().clone()
     c = a.detach()
+    d = a.data
     before = (_version_read(a), _version_read(c))
     with _editing(case):
         c.mul_(2)
@@ -52,32 +55,54 @@ def detach_edits_reach_both(case: Case) -> dict[str, object]:
     with _editing(case):
         a.add_(1)
     through_a = values_equal(c, torch.cat([start[:1] * 0 + 101, start[1:] * 2 + 1]))
+    after = (_version_read(a), _version_read(c))
+    views = (_version_read(a[:1]), _version_read(c[:1]))
+    c.add_(1)
+    outside = values_equal(a.detach(), torch.cat([start[:1] * 0 + 102, start[1:] * 2 + 2]))
     return {"edit through a.detach() seen by a": through_c, "edit through a seen by a.detach()": through_a,
             "(a._version, c._version) before the edits": before,
-            "(a._version, c._version) after the three edits": (_version_read(a), _version_read(c))}
+            "(a._version, c._version) after the three edits": after,
+            "(c.is_inference(), a.data.is_inference())": (c.is_inference(), d.is_inference()),
+            "a.data._version after the four edits": _version_read(d),
+            "(a[:1]._version, c[:1]._version) after the three edits": views,
+            "c.add_(1) outside both modes seen by a": outside,
+            "(a._version, c._version) after c.add_(1)": (_version_read(a), _version_read(c))}
 
 
 def _reach_both_expected(case: Case) -> dict[str, object]:
-    """Both edits seen; the counters read 0, then 3, but on an inference ``a`` reading ``a._version`` raises and
-    ``c``, taken outside the mode, stays at 0."""
+    """Every edit seen; the counters read 0, then 3 (a view's too), then 4, but on an inference ``a``, where ``c``
+    and ``a.data`` are inference tensors too, reading ``a._version`` or a view's raises and ``c``, taken outside the
+    mode, stays at 0 until ``c.add_(1)`` outside the mode moves it to 1; ``a.data`` has its own counter, at 0."""
     no_counter = case.source in NO_VERSION_COUNTER
     return {"edit through a.detach() seen by a": True, "edit through a seen by a.detach()": True,
             "(a._version, c._version) before the edits": ("raises", 0) if no_counter else (0, 0),
-            "(a._version, c._version) after the three edits": ("raises", 0) if no_counter else (3, 3)}
+            "(a._version, c._version) after the three edits": ("raises", 0) if no_counter else (3, 3),
+            "(c.is_inference(), a.data.is_inference())": (no_counter, no_counter),
+            "a.data._version after the four edits": 0,
+            "(a[:1]._version, c[:1]._version) after the three edits": ("raises", "raises") if no_counter else (3, 3),
+            "c.add_(1) outside both modes seen by a": True,
+            "(a._version, c._version) after c.add_(1)": ("raises", 1) if no_counter else (4, 4)}
 
 
 @scoped_fact("detach-edits-reach-both", {
     "en": "On a tensor a of the default strided layout, takes c = a.detach(), calls c.mul_(2) and c[0] = 100, then "
           "a.add_(1) (each under torch.no_grad(), or inside torch.inference_mode() for an inference tensor made "
           "there, c being taken outside the mode): a holds the values the edits through c gave, c the values after "
-          "a.add_(1), and a._version and c._version both read 0 before the edits and 3 after them, except on an "
-          "inference tensor: there reading a._version raises, before the edits and after them, and c._version "
-          "reads 0 both times.",
-    "zh_CN": "对默认 strided 布局的张量 a 取 c = a.detach()，先调用 c.mul_(2) 和 c[0] = 100，再调用 a.add_(1)"
-             "（都在 torch.no_grad() 下；a 是在 torch.inference_mode() 里创建的推理张量时，修改都在这个模式里，"
-             "c 则在模式外取）：a 的数值是通过 c 修改后的数值，c 的数值是 a.add_(1) 之后的数值，"
-             "a._version 和 c._version 在修改前都是 0，修改后都是 3；推理张量除外：修改前后读取 a._version 都报错，"
-             "c._version 两次都是 0。",
+          "a.add_(1), and a._version and c._version both read 0 before the edits and 3 after them, as do, after "
+          "them, the views a[:1] and c[:1], except on an inference tensor: there c and a.data are inference tensors "
+          "too, reading a._version raises before the edits and after them, as does reading a[:1]._version or "
+          "c[:1]._version after them, and c._version reads 0 both times; a.data._version reads 0 at the end. "
+          "Then c.add_(1), made outside both modes, shows in a and moves a._version and c._version to 4, or, on "
+          "the inference tensor, c._version to 1.",
+    "zh_CN": "对默认 strided 布局的张量 a 取 c = a.detach()，先调用 c.mul_(2) 和 c[0] = 100，"
+             "再调用 a.add_(1)（都在 torch.no_grad() 下；a 是在 torch.inference_mode() 里"
+             "创建的推理张量时，修改都在这个模式里，c 则在模式外取）：a 的数值是通过 c 修改后的"
+             "数值，c 的数值是 a.add_(1) 之后的数值，a._version 和 c._version 在修改前都是 0，"
+             "修改后都是 3，修改后视图 a[:1] 和 c[:1] 也读到 3；推理张量除外：这时 c 和 a.data "
+             "也是推理张量，修改前后读取 a._version 都报错，修改后读取 a[:1]._version 或 "
+             "c[:1]._version 也报错，c._version 两次都是 0；a.data._version 最后仍是 0。"
+             "之后在两种模式外调用 c.add_(1)：a 看得到这次修改，a._version 和 c._version "
+             "变为 4；推理张量上则是 c._version 变为 1。",
 }, _reach_both_expected, devices=VALUE_DEVICES, narrower=_NEEDS_VALUES)
 def _detach_edits_reach_both(case: Case) -> dict[str, object]:
     return detach_edits_reach_both(case)

@@ -270,7 +270,9 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # but it may change between releases.) Edits reach the other tensor in both directions for every kind of source this
 # site checks in the default strided layout: a leaf, a non-leaf, a ``Parameter``, a view, a tensor that does not
 # require grad, and an inference tensor edited inside ``torch.inference_mode()``; all but the inference tensor also
-# move the one counter the two share: reading an inference tensor's ``_version`` raises, and its ``detach()``, taken
+# move the one counter the two share: reading the ``_version`` of the inference tensor, or of its slice ``a[:1]``,
+# raises; its ``.data`` and ``detach()``, taken outside the mode, are inference tensors too, yet reading their
+# ``_version`` raises nothing: ``a.data._version`` reads 0 after the edits, and the ``detach()``, taken
 # outside the mode, reads 0 before and after the edits. On the CPU the same holds for every dtype torch
 # names, integer, bool, complex (a ``conj()`` view too) and quantized ones among them, and for a nested tensor of the
 # strided layout, but some dtypes refuse some writes on the CPU. ``int1`` to ``int7`` and ``uint1`` to ``uint7`` have
@@ -632,8 +634,9 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # them in one shared ``_version`` (``apply_``, ``map_`` and
 # ``map2_``, which run a Python function on each value, move no counter, and neither do a step of an optimizer
 # made with ``fused=True`` and the other kernels this site checked, listed on :ref:`questions-version-counter`; other kernels may do the same),
-# an inference tensor excepted: reading its ``_version`` raises, and its ``detach()``, taken outside
-# ``torch.inference_mode()``, reads 0 before and after such edits.
+# a source made inside ``torch.inference_mode()`` (an inference tensor) excepted: reading its ``_version`` raises,
+# while its ``detach()``, taken outside the mode, is an inference tensor too, yet reads 0 before and after such
+# edits made inside the mode; an ``add_`` through it outside the mode reaches the source and moves its counter to 1.
 # On a sparse COO tensor, some in-place edits through either name, among them ``mul_``, ``add_``, ``zero_`` and
 # ``copy_``, give that tensor new memory for its values, so the other keeps its old values, though the ``_version``
 # both read moves; others, such as ``div_``, reach the other, and on a sparse CSR tensor ``mul_`` and ``zero_``

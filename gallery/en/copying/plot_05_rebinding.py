@@ -394,6 +394,7 @@ print("a.is_leaf:", a.is_leaf)
 assert torch.equal(c, torch.full((2, 2), -1.0)), "c must see the update"
 # sphinx_gallery_start_ignore
 assert a.is_leaf, "a must still be a leaf"
+assert same_storage(c, a) and a._version == c._version == 1, "sub_ keeps one storage and moves the shared counter"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -365,6 +365,11 @@ show("out", out)
 show("via_data", via_data)
 show("via_detach", via_detach)
 assert out[0].item() == 10.0 and out[1].item() == 20.0, "edits through either one show in out"
+# sphinx_gallery_start_ignore
+assert len({id(out), id(via_data), id(via_detach)}) == 3, "three tensor objects"
+assert (out._version, via_data._version, via_detach._version) == (2, 1, 2), (
+    "out and via_detach share one counter, moved by out.mul_(2) and via_detach[1] = 20.0; via_data's own moved once")
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
