@@ -261,11 +261,20 @@ assert message == "a view of a leaf Variable that requires grad is being used in
 # would still notice the edit (unless the graph saved it through saved-tensor hooks, or a custom ``Function`` kept it as an
 # attribute or has a ``backward`` that never reads ``ctx.saved_tensors``:
 # :ref:`questions-data-vs-no-grad`).
+# sphinx_gallery_start_ignore
+saved_w_square = (w * w).sum()  # mul saves w
+# sphinx_gallery_end_ignore
 with torch.no_grad():
     w -= lr * w.grad
 show("w", w)
 assert w.is_leaf and w.grad_fn is None and w._version == 1, "an unrecorded edit that the counter sees"
 # sphinx_gallery_start_ignore
+try:
+    torch.autograd.grad(saved_w_square, w)
+except RuntimeError as e:
+    assert "is at version 1; expected version 0" in str(e), "the graph that saved w notices the no_grad edit"
+else:
+    raise AssertionError("a graph that saved w must notice the edit under no_grad")
 assert torch.allclose(w, torch.tensor([0.8, 1.6])), "w - lr * 2w"
 assert w.requires_grad, "w still requires grad"
 # sphinx_gallery_end_ignore
@@ -514,10 +523,15 @@ assert w.tolist() == [7.0, 8.0, 0.0] and w.is_leaf and w._version == before + 2,
 # :ref:`data-vs-detach-data`). An edit of ``p`` itself under ``no_grad``, as in Fix 1, does move
 # it.
 p = torch.tensor([1.0, 2.0], requires_grad=True)
+# sphinx_gallery_start_ignore
+saved_p_square = (p * p).sum()  # mul saves p; its gradient at p = [1, 2] is [2, 4]
+# sphinx_gallery_end_ignore
 p.data.mul_(10)
 print("after p.data.mul_(10):        p._version =", p._version)
 # sphinx_gallery_start_ignore
 assert p._version == 0, "the edit through p.data left p._version at 0"
+assert torch.equal(torch.autograd.grad(saved_p_square, p)[0], torch.tensor([20.0, 40.0])), (
+    "the graph that saved p does not notice the edit through p.data: its gradient is 2p at the edited p")
 # sphinx_gallery_end_ignore
 with torch.no_grad():
     p.mul_(10)

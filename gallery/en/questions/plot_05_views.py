@@ -374,7 +374,10 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 # :ref:`questions-version-counter`), so autograd notices the edit whichever of them it
 # saved (unless it saved it through saved-tensor hooks, or a custom ``Function``
 # kept it as an attribute or has a ``backward`` that never reads ``ctx.saved_tensors``:
-# :ref:`questions-data-vs-no-grad`). ``apply_`` and ``map_``, which run a
+# :ref:`questions-data-vs-no-grad`). Below, the same three views of ``graph_leaf * 1``: an edit through
+# ``row``, recorded or under ``torch.no_grad()``, makes ``backward()`` raise for a graph that saved the
+# base, ``row`` or ``transposed``; a fact tries the views of every view operation torch documents, both
+# ways (:fact:`version-counter-shared-by-views-and-detach`). ``apply_`` and ``map_``, which run a
 # Python function on each value, edit the base through a view without moving any counter. Inference
 # tensors made inside ``torch.inference_mode()`` are the exception: they have no version counter, and
 # their views no ``_base`` (:ref:`questions-inference-mode`).
@@ -385,6 +388,21 @@ row.add_(1.0)
 print("base:", base)
 print("_version: base", base._version, " row", row._version, " transposed", transposed._version)
 assert base._version == row._version == transposed._version == 1, "row.add_ put base, row and transposed at version 1"
+graph_leaf = torch.ones(2, 3, requires_grad=True)
+for mode in (torch.enable_grad, torch.no_grad):
+    for saved in ("base", "row", "transposed"):
+        graph_base = graph_leaf * 1
+        graph_views = {"base": graph_base, "row": graph_base[0], "transposed": graph_base.t()}
+        loss = graph_views[saved].sin().sum()  # sin saves its input
+        with mode():
+            graph_views["row"].add_(1.0)
+        try:
+            loss.backward()
+        except RuntimeError as e:
+            print(f"edit through row under {mode.__name__}, graph saved {saved}: {type(e).__name__}: "
+                  f"...{str(e)[str(e).index('is at version'):str(e).index(' instead')]}")
+        else:
+            raise AssertionError(f"an edit through row must break backward() of a graph that saved {saved}")
 other = torch.zeros(2, 3)
 other[0].apply_(lambda v: v + 1)
 other[1].map_(torch.ones(3), lambda v, w: v + w)

@@ -249,11 +249,19 @@ assert message == "a view of a leaf Variable that requires grad is being used in
 # ``grad_fn``；它的版本计数器照常加一，所以保存了 ``w`` 的计算图依然能发现这次修改，除非计算图经由保存张量的钩子（saved tensors hooks）保存它，或自定义
 # ``Function`` 把它存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors`` 属性（见
 # :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。
+saved_w_square = (w * w).sum()  # mul 保存了 w
+# sphinx_gallery_end_ignore
 with torch.no_grad():
     w -= lr * w.grad
 show("w", w)
 assert w.is_leaf and w.grad_fn is None and w._version == 1, "an unrecorded edit that the counter sees"
 # sphinx_gallery_start_ignore
+try:
+    torch.autograd.grad(saved_w_square, w)
+except RuntimeError as e:
+    assert "is at version 1; expected version 0" in str(e), "the graph that saved w notices the no_grad edit"
+else:
+    raise AssertionError("a graph that saved w must notice the edit under no_grad")
 assert torch.allclose(w, torch.tensor([0.8, 1.6])), "w - lr * 2w"
 assert w.requires_grad, "w still requires grad"
 # sphinx_gallery_end_ignore
@@ -473,10 +481,15 @@ assert w.tolist() == [7.0, 8.0, 0.0] and w.is_leaf and w._version == before + 2,
 # ``p._version`` 增加：保存了 ``p`` 的计算图察觉不到，算出的梯度可能悄悄出错（见 :ref:`“.data”那一页 <data-vs-detach-data>`）。像解决办法一那样在
 # ``no_grad`` 下直接修改 ``p`` 本身，计数器则会增加。
 p = torch.tensor([1.0, 2.0], requires_grad=True)
+# sphinx_gallery_start_ignore
+saved_p_square = (p * p).sum()  # mul 保存了 p；在 p = [1, 2] 处的梯度是 [2, 4]
+# sphinx_gallery_end_ignore
 p.data.mul_(10)
 print("after p.data.mul_(10):        p._version =", p._version)
 # sphinx_gallery_start_ignore
 assert p._version == 0, "the edit through p.data left p._version at 0"
+assert torch.equal(torch.autograd.grad(saved_p_square, p)[0], torch.tensor([20.0, 40.0])), (
+    "the graph that saved p does not notice the edit through p.data: its gradient is 2p at the edited p")
 # sphinx_gallery_end_ignore
 with torch.no_grad():
     p.mul_(10)
