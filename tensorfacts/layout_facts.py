@@ -300,12 +300,11 @@ BASIC = {
 }
 
 
-#: Basic indexes a nested tensor takes, and basic indexes of a (2, 2) sparse COO tensor.
+#: Basic indexes a nested tensor takes and two it refuses, and basic indexes of a (2, 2) sparse COO tensor.
 NESTED_BASIC = {"x[1]": lambda x: x[1], "x[torch.tensor(1)]": lambda x: x[torch.tensor(1)]}
-SPARSE_BASIC = {
-    "s[0]": lambda s: s[0], "s[1]": lambda s: s[1], "s[:, 0]": lambda s: s[:, 0],
-    "s[torch.tensor(0)]": lambda s: s[torch.tensor(0)],
-}
+NESTED_REFUSED = {"x[0:1]": lambda x: x[0:1], "x[None]": lambda x: x[None]}
+SPARSE_BASIC = {"s[0]": lambda s: s[0], "s[1]": lambda s: s[1], "s[:, 0]": lambda s: s[:, 0],
+                "s[torch.tensor(0)]": lambda s: s[torch.tensor(0)]}
 
 
 #: dtypes of a 0-d index tensor: the integer ones but ``uint8`` pick by position (a view), ``uint8`` and ``bool``
@@ -316,29 +315,28 @@ ZERO_D_MASK = (torch.uint8, torch.bool)
 
 @fact("basic-index-read-views", {
     "en": "Reads each of 7 basic indexes (x[1], x[1:3], x[:, 2], x[None], x[..., 1], x[1, ::2], x[torch.tensor(1)]) "
-          "and checks that the result is a view on x's storage; then reads x[i] for a 0-d index tensor i holding 1: "
-          "of dtype int8, int16, int32, int64, uint16, uint32 or uint64 it is a view on x's storage, of dtype uint8 or "
-          "bool it is a copy (not a view, another storage) of shape (1, 4, 6), as a mask gives; x[True] is such a "
-          "copy too, and x[False] a copy of shape (0, 4, 6). Of a nested tensor of layout torch.strided, x[1] and "
-          "x[torch.tensor(1)] are views on x's storage. Of s = torch.tensor([[0., 1.], [2., 0.]]).to_sparse(), "
-          "s[0], s[1], s[:, 0] and s[torch.tensor(0)] have s as their _base, yet their values() and indices() "
-          "share no memory with s's, and s[0].mul_(10) changes s[0] and leaves s as it was.",
-    "zh_CN": "用 7 种基本索引读取（x[1]、x[1:3]、x[:, 2]、x[None]、x[..., 1]、x[1, ::2]、x[torch.tensor(1)]），"
-             "检查结果都是读取 x 的存储的视图；再用值为 1 的零维索引张量 i 读取 x[i]：i 的 dtype 为 int8、int16、"
-             "int32、int64、uint16、uint32 或 uint64 时，结果是读取 x 的存储的视图；为 uint8 或 bool 时，"
-             "结果和掩码一样是形状 (1, 4, 6) 的副本（不是视图，存储不同）；x[True] 也是这样的副本，"
-             "x[False] 则是形状 (0, 4, 6) 的副本。对布局为 torch.strided 的嵌套张量，x[1] 和 x[torch.tensor(1)] "
-             "是读取 x 的存储的视图。对 s = torch.tensor([[0., 1.], [2., 0.]]).to_sparse()，s[0]、s[1]、s[:, 0] 和 "
-             "s[torch.tensor(0)] 的 _base 都是 s，但它们的 values() 和 indices() 与 s 的不共享内存；"
-             "s[0].mul_(10) 改变 s[0]，s 保持原样。",
-}, {"en": "7 indexes, 0-d index tensors of 9 dtypes (int8, int16, int32, int64, uint16, uint32, uint64, uint8, "
-          "bool) and a Python True and False, on a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, "
-          "uint8, bool, complex64); 2 indexes of a float32 CPU nested tensor of layout torch.strided; 4 indexes of "
-          "a (2, 2) float32 sparse COO CPU tensor",
-    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，7 种索引、"
-             "9 种 dtype（int8、int16、int32、int64、uint16、uint32、uint64、uint8、bool）的零维索引张量，"
-             "以及 Python 的 True 和 False；布局为 torch.strided 的 float32 CPU 嵌套张量，2 种索引；"
-             "(2, 2) 的 float32 稀疏 COO CPU 张量，4 种索引"})
+          "and checks that the result is a view on x's storage; then reads x[i] for a 0-d index tensor i holding 1: of "
+          "dtype int8, int16, int32, int64, uint16, uint32 or uint64 it is a view on x's storage, of dtype uint8 or "
+          "bool it is a copy (not a view, another storage) of shape (1, 4, 6), as a mask gives; x[True] is such a copy "
+          "too, and x[False] a copy of shape (0, 4, 6). Of a nested tensor x of layout torch.strided, x[1] and "
+          "x[torch.tensor(1)] are views on x's storage, while x[0:1] and x[None] raise. Of s = torch.tensor([[0., 1.], "
+          "[2., 0.]]).to_sparse(), s[0], s[1], s[:, 0] and s[torch.tensor(0)] have s as their _base, yet their "
+          "values() and indices() share no memory with s's, and s[0].mul_(10) changes s[0] and leaves s as it was.",
+    "zh_CN": "用 7 种基本索引读取（x[1]、x[1:3]、x[:, 2]、x[None]、x[..., 1]、x[1, ::2]、x[torch.tensor(1)]），检查结果"
+             "都是读取 x 的存储的视图；再用值为 1 的零维索引张量 i 读取 x[i]：i 的 dtype 为 int8、int16、int32、int64、"
+             "uint16、uint32 或 uint64 时，结果是读取 x 的存储的视图；为 uint8 或 bool 时，结果和掩码一样是形状 (1, 4, "
+             "6) 的副本（不是视图，存储不同）；x[True] 也是这样的副本，x[False] 则是形状 (0, 4, 6) 的副本。对布局为 "
+             "torch.strided 的嵌套张量 x，x[1] 和 x[torch.tensor(1)] 是读取 x 的存储的视图，x[0:1] 和 x[None] 则报错。"
+             "对 s = torch.tensor([[0., 1.], [2., 0.]]).to_sparse()，s[0]、s[1]、s[:, 0] 和 s[torch.tensor(0)] 的 "
+             "_base 都是 s，但它们的 values() 和 indices() 与 s 的不共享内存；s[0].mul_(10) 改变 s[0]，s 保持原样。",
+}, {"en": "7 indexes, 0-d index tensors of 9 dtypes (int8, int16, int32, int64, uint16, uint32, uint64, uint8, bool) "
+          "and a Python True and False, on a (4, 6) CPU tensor of each of 6 dtypes (float32, float64, int64, uint8, "
+          "bool, complex64); 4 indexes of a float32 CPU nested tensor of layout torch.strided; 4 indexes of a (2, 2) "
+          "float32 sparse COO CPU tensor",
+    "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) CPU 张量，7 种索引、9 种 dtype"
+             "（int8、int16、int32、int64、uint16、uint32、uint64、uint8、bool）的零维索引张量，以及 Python 的 True 和 "
+             "False；布局为 torch.strided 的 float32 CPU 嵌套张量，4 种索引；(2, 2) 的 float32 稀疏 COO CPU 张量，4 种"
+             "索引"})
 def _basic_index_read_views() -> Fact:
     wrong = []
     for dtype in DTYPES:
@@ -364,6 +362,8 @@ def _basic_index_read_views() -> Fact:
         result = read(nested)
         if not result._is_view() or result.untyped_storage().data_ptr() != nested.untyped_storage().data_ptr():
             wrong.append(f"nested {name}")
+    wrong += [f"nested {name} did not raise" for name, read in NESTED_REFUSED.items()
+              if not _raises(lambda read=read: read(nested))]
     sparse = torch.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse()
     for name, read in SPARSE_BASIC.items():
         result = read(sparse)

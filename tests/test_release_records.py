@@ -149,6 +149,20 @@ def test_the_checks_column_counts_apart_the_gpu_box_checks_a_record_did_not_run(
         "43 项成立，5 项不同，0 项不可用，0 项出错，GPU 框内的 1 项未运行（没有 GPU）")
     assert "GPU" not in table.record_row(table.WORDS["en"], sample())[6]
 
+
+def test_the_checks_column_counts_the_checks_after_the_point_where_their_page_stopped():
+    """A check after the point where its page stopped was not run: the checks cell says how many, in each edition,
+    so that its counts add up to every check of the pages it counts, and says nothing of them when there are none."""
+    table = _release_table()
+    record = sample()
+    page = next(iter(record["pages"].values()))
+    page["checks"][0]["status"] = "not run"
+    assert table.record_row(table.WORDS["en"], record)[6] == (
+        "43 hold, 5 differ, 0 not available, 0 errored, 1 not run (their page stopped before them)")
+    assert table.record_row(table.WORDS["zh_CN"], record)[6] == (
+        "43 项成立，5 项不同，0 项不可用，0 项出错，1 项未运行（页面在它们之前就停了）")
+    assert "not run" not in table.record_row(table.WORDS["en"], sample())[6]
+
 def with_codes(record: dict, codes: dict[str, str]) -> dict:
     """``record`` as a record taken now names its facts: each with the digest of its code."""
     for fact_id, entry in record["facts"].items():

@@ -97,12 +97,11 @@ TERMS: tuple[Term, ...] = (
                    "chain of their own); a view's `_base`, where set, names it (`x[1:][1:]._base is x`; "
                    "`v = x.view(torch.int32)` has none, and `v[1:]._base is v`). A view of an inference tensor has "
                    "no `_base`, whether taken inside `torch.inference_mode()` or outside it.",
-         define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（例如 `detach()`、`.data`、`view(dtype)`，"
-                   "以及稀疏张量的 `indices()`、`crow_indices()`、`col_indices()`、`ccol_indices()` 和 "
-                   "`row_indices()` 都不算：它们的结果没有 `_base`，从自己开始另起一串）；视图的 `_base` "
-                   "若有值，指向的就是它（`x[1:][1:]._base is x`；`v = x.view(torch.int32)` 没有 `_base`，"
-                   "`v[1:]._base is v`）。推理张量（inference tensor）的视图没有 `_base`，"
-                   "无论是在 `torch.inference_mode()` 之内还是之外取的。"),
+         define_zh="自动求导（autograd）记作视图的一串张量最初的那个张量（例如 `detach()`、`.data`、`view(dtype)`，以"
+                   "及稀疏张量的 `indices()`、`crow_indices()`、`col_indices()`、`ccol_indices()` 和 `row_indices()` "
+                   "都不算：它们的结果没有 `_base`，从自己开始另起一串）；视图的 `_base` 若有值，指向的就是它（"
+                   "`x[1:][1:]._base is x`；`v = x.view(torch.int32)` 没有 `_base`，`v[1:]._base is v`）。推理张量（"
+                   "inference tensor）的视图没有 `_base`，无论是在 `torch.inference_mode()` 之内还是之外取的。"),
     Term("源张量", "source tensor", "copying-alias",
          define_en="The tensor a copy, a view or a conversion is made from.",
          define_zh="复制、视图或转换所依据的那个张量。"),
@@ -118,19 +117,19 @@ TERMS: tuple[Term, ...] = (
                    "`t.numpy()` raises while `np.from_dlpack(t)` and `torch.from_dlpack(t)` return an alias without "
                    "that bit, which reads the negatives of `t`'s values). The calls on `n` fail in some cases too: "
                    "given an array in the other byte order, both raise, and given `np.arange(6.0)[::-1]`, a flipped "
-                   "array, `torch.from_numpy(n)` raises while `torch.from_dlpack(n)` aborts the Python process.",
+                   "array, `torch.from_numpy(n)` raises while `torch.from_dlpack(n)` aborts the Python process on "
+                   "torch 2.13.0, as on the recorded releases 2.4.1 to 2.12.1, though not on 2.14.1.",
          define_zh="通向某个张量或数组的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图，或者对布局为 "
-                   "strided 的 CPU 张量 `t`，不传其他参数时 `t.numpy()`、`torch.from_numpy(n)`、"
-                   "`np.from_dlpack(t)`、`torch.from_dlpack(t)` 和 "
-                   "`torch.from_dlpack(n)` 返回的对象（传入 `copy=True` 时，这几个 DLPack 调用返回副本；对 `t` "
-                   "的调用在一些情形下报错，其中包括：`t` 需要梯度时，对 `t` 的 DLPack 调用报错，只要 "
-                   "`torch.is_grad_enabled()` 为真，`t.numpy()` 也报错；`t` 带共轭位时，"
-                   "`t.numpy()` 和对 `t` 的 DLPack 调用都报错；`t` 的 dtype 是 NumPy 没有的（比如 bfloat16）时，"
-                   "`t.numpy()` 和 `np.from_dlpack(t)` 报错；`t` 带负号位时，`t.numpy()` 报错，"
-                   "`np.from_dlpack(t)` 和 `torch.from_dlpack(t)` 则返回不带这个标志位的别名，"
-                   "读到的是 `t` 各值的相反数）。对 `n` 的调用在一些情形下也会失败：数组的字节序与本机不同时，两者都"
-                   "报错；对翻转过的数组 `np.arange(6.0)[::-1]`，`torch.from_numpy(n)` 报错，`torch.from_dlpack(n)` "
-                   "则让 Python 进程直接中止。"),
+                   "strided 的 CPU 张量 `t`，不传其他参数时 `t.numpy()`、`torch.from_numpy(n)`、`np.from_dlpack(t)`、"
+                   "`torch.from_dlpack(t)` 和 `torch.from_dlpack(n)` 返回的对象（传入 `copy=True` 时，这几个 DLPack "
+                   "调用返回副本；对 `t` 的调用在一些情形下报错，其中包括：`t` 需要梯度时，对 `t` 的 DLPack 调用报错"
+                   "，只要 `torch.is_grad_enabled()` 为真，`t.numpy()` 也报错；`t` 带共轭位时，`t.numpy()` 和对 `t` "
+                   "的 DLPack 调用都报错；`t` 的 dtype 是 NumPy 没有的（比如 bfloat16）时，`t.numpy()` 和 "
+                   "`np.from_dlpack(t)` 报错；`t` 带负号位时，`t.numpy()` 报错，`np.from_dlpack(t)` 和 "
+                   "`torch.from_dlpack(t)` 则返回不带这个标志位的别名，读到的是 `t` 各值的相反数）。对 `n` 的调用在一"
+                   "些情形下也会失败：数组的字节序与本机不同时，两者都报错；对翻转过的数组 `np.arange(6.0)[::-1]`，"
+                   "`torch.from_numpy(n)` 报错，`torch.from_dlpack(n)` 则让 Python 进程直接中止：在 torch 2.13.0 上如"
+                   "此，在记录过的 2.4.1 到 2.12.1 上也如此，在 2.14.1 上则不会。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",
@@ -328,19 +327,20 @@ TERMS: tuple[Term, ...] = (
                    "`z`，`z.conj().imag` 返回的张量设置了这个标志，它读到的是 `z.imag` 中各数的相反数（不为 0 的元素"
                    "数值不同）。"),
     Term("基本索引", "basic indexing", "questions-index-writes",
-         define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or "
-                   "`uint64` tensor too), slices with a positive step, `None` and `...`; reading a strided tensor "
-                   "this way returns a view on its storage (of a sparse COO tensor `s`, `s[0]` is a copy, though its "
-                   "`_base` is `s`). A slice with a negative step, such as `x[::-1]`, raises a `ValueError`; "
-                   "`x.flip(0)` reverses into a copy. A Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, "
-                   "acts as a mask and returns a copy. A 0-d index tensor on the `meta` device makes the read raise, "
-                   "whatever its dtype.",
-         define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` "
-                   "的零维张量）、步长为正的切片、`None` 和 `...` 做索引；对布局为 strided 的张量这样读取，得到的是"
-                   "视图，与被索引的张量共享存储（对稀疏 COO 张量 `s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。"
-                   "步长为负的切片（比如 `x[::-1]`）会抛出 `ValueError`；`x.flip(0)` 做反转，得到的是副本。"
-                   "Python 的 `True` 或 `False`，以及零维的 `uint8` 或 `bool` 张量，则被当作掩码，读取得到副本。"
-                   "零维索引张量若在 `meta` 设备上，无论 dtype 是什么，用它读取都会报错。"),
+         define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or `uint64` "
+                   "tensor too), slices with a positive step, `None` and `...`; reading a strided tensor that is not "
+                   "nested this way returns a view on its storage (of a nested one, `x[1]` is a view while `x[0:1]` "
+                   "and `x[None]` raise; of a sparse COO tensor `s`, `s[0]` is a copy, though its `_base` is `s`). A "
+                   "slice with a negative step, such as `x[::-1]`, raises a `ValueError`; `x.flip(0)` reverses into a "
+                   "copy. A Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, acts as a mask and returns a "
+                   "copy. A 0-d index tensor on the `meta` device makes the read raise, whatever its dtype.",
+         define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` 的零维张"
+                   "量）、步长为正的切片、`None` 和 `...` 做索引；对布局为 strided 且非嵌套的张量这样读取，得到的是视"
+                   "图，与被索引的张量共享存储（对嵌套张量，`x[1]` 是视图，`x[0:1]` 和 `x[None]` 则报错；对稀疏 COO "
+                   "张量 `s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。步长为负的切片（比如 `x[::-1]`）会抛出 "
+                   "`ValueError`；`x.flip(0)` 做反转，得到的是副本。Python 的 `True` 或 `False`，以及零维的 `uint8` "
+                   "或 `bool` 张量，则被当作掩码，读取得到副本。零维索引张量若在 `meta` 设备上，无论 dtype 是什么，用"
+                   "它读取都会报错。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
          define_en="Indexing with a list of Python integers, with an int64 or int32 tensor or a NumPy integer array, "
                    "either of one dimension or more (a uint8 array or tensor is read as a mask, with a deprecation "

@@ -9,9 +9,9 @@ Usage in a MyST page::
 the cells of the computed tables) on other torch releases and commits one record per release
 (:mod:`sitetools.releases.records`). The directive renders them: one row per release (its torch, Python, NumPy,
 date and commit, and, for the checks, the facts, the claims and the table cells alike, how many held, differed,
-were not available or errored, and, for the checks, how many in the pages' GPU boxes did not run for want of a
-GPU; the pages whose checks or code changed since the record, and their checks, not counted; of the claims and
-table cells, how many ran with code that has changed since),
+were not available or errored, and, for the checks, how many did not run because their page stopped first and how
+many in the pages' GPU boxes did not run for want of a GPU; the pages whose checks or code changed since the
+record, and their checks, not counted; of the claims and table cells, how many ran with code that has changed since),
 then one row per check whose result is not this build's on some release, with its status on each release, the
 first releases between which the build's behaviour appears (the newest release on which it does not hold: it
 differs, is not available, errored or was not run; and the next one, the build's torch included, that agrees)
@@ -59,10 +59,12 @@ WORDS = RELEASE_WORDS
 def counts_cell(words: dict, counts: dict[str, int]) -> str:
     """A cell of the records table: how many checks (or facts, claims, table cells) held, differed, were not
     available and errored, each count written even when it is 0, in the same words for every column; then,
-    where some did not run for want of a GPU (the checks of the pages' GPU boxes), how many; and where some ran
-    with code that has changed since (claims, table cells), how many."""
+    where some did not run because their page stopped before them, how many; where some did not run for want of a
+    GPU (the checks of the pages' GPU boxes), how many; and where some ran with code that has changed since (claims,
+    table cells), how many."""
     cell = words["counts"].format(**{status: counts.get(status, 0)
                                      for status in ("holds", "differs", "not available", "errored")})
+    cell += words["not run"].format(count=counts["not run"]) if counts.get("not run") else ""
     cell += words["no GPU"].format(count=counts["no GPU"]) if counts.get("no GPU") else ""
     return cell + (words["older"].format(count=counts["older"]) if counts.get("older") else "")
 
