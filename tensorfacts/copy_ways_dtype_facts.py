@@ -26,7 +26,7 @@ def no_clone(dtype: torch.dtype) -> bool:
 
 
 def _compressed(layout: torch.layout) -> Callable[[torch.Tensor], torch.Tensor]:
-    """A 1 × 4 matrix holding ``v`` (two values) at columns 0 and 2, in a compressed ``layout`` (blocks of 1 × 1)."""
+    """A 1×4 matrix holding ``v`` (two values) at columns 0 and 2, in a compressed ``layout`` (blocks of 1×1)."""
     def make(v: torch.Tensor) -> torch.Tensor:
         if layout in (torch.sparse_csr, torch.sparse_bsr):
             rows, cols = torch.tensor([0, 2]), torch.tensor([0, 2])
@@ -106,7 +106,7 @@ def expected(name: str, way_name: str, a: torch.Tensor) -> tuple[bool, bool, str
 @fact("copy-ways-every-dtype", {
     "en": "On the CPU, with grad mode on, takes b = a, a.data, a.detach(), a.clone() and a.detach().clone() of a fresh "
           "a of each dtype in torch's namespace: a tensor of two zeros, strided and built sparse "
-          "by torch.sparse_coo_tensor and torch.sparse_compressed_tensor (COO; CSR, CSC, BSR and BSC of a 1 × 4 "
+          "by torch.sparse_coo_tensor and torch.sparse_compressed_tensor (COO; CSR, CSC, BSR and BSC of a 1×4 "
           "matrix), and of each floating-point and complex dtype each of these as a leaf that requires grad; of each "
           "quantized dtype a torch.quantize_per_tensor tensor; and a nested tensor of each layout (strided, jagged), "
           "requiring grad or not. b = a, a.data and a.detach() start where the memory of a's values starts (of a "
@@ -116,7 +116,7 @@ def expected(name: str, way_name: str, a: torch.Tensor) -> tuple[bool, bool, str
           "the integer dtypes of 1 to 7 bits, torch.quint4x2 and torch.quint2x4.",
     "zh_CN": "在 CPU 上、梯度模式下，对新建的 a 取 b = a、a.data、a.detach()、a.clone() 和 a.detach().clone()。a 取遍 "
              "torch 命名空间中的每种 dtype：两个 0 组成的张量，strided 的，以及用 "
-             "torch.sparse_coo_tensor 和 torch.sparse_compressed_tensor 构造的稀疏张量（COO，以及 1 × 4 矩阵的 CSR、"
+             "torch.sparse_coo_tensor 和 torch.sparse_compressed_tensor 构造的稀疏张量（COO，以及 1×4 矩阵的 CSR、"
              "CSC、BSR 和 BSC），浮点和复数 dtype 的这些张量还各取一个需要梯度的叶子张量；每种量化 dtype 取一个 "
              "torch.quantize_per_tensor 得到的张量；另取两种布局（strided、jagged）的嵌套张量，各分需要梯度和不需要梯度"
              "两种。b = a、a.data 和 a.detach() 的起点与 a 的数值所在内存的起点相同（嵌套张量比较第一个分量），"

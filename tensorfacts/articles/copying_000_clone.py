@@ -107,10 +107,10 @@ def _clone_in_graph() -> Result:
                  "调用过 `c.retain_grad()` 之后，`backward()` 会把梯度存进 `c.grad`，"
                  "`backward(inputs=[c])` 也会，而 `c` 仍然不是叶子。",
     },
-    qualifiers={"en": "in grad mode outside torch.inference_mode(), without retain_grad() or backward(inputs=...), "
+    qualifiers={"en": "in grad mode outside torch.inference_mode(), without retain_grad() or backward(inputs=[c]), "
                       "only",
                 "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下，且没有用 retain_grad() 或 "
-                         "backward(inputs=...) 时"})
+                         "backward(inputs=[c]) 时"})
 def _clone_not_leaf() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     asked = {}
