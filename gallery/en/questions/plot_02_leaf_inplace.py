@@ -261,6 +261,7 @@ assert message == "a view of a leaf Variable that requires grad is being used in
 # would still notice the edit (unless the graph saved it through saved-tensor hooks, or a custom ``Function`` kept it as an
 # attribute or has a ``backward`` that never reads ``ctx.saved_tensors``:
 # :ref:`questions-data-vs-no-grad`).
+
 # sphinx_gallery_start_ignore
 saved_w_square = (w * w).sum()  # mul saves w
 # sphinx_gallery_end_ignore

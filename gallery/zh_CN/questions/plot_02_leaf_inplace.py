@@ -249,6 +249,7 @@ assert message == "a view of a leaf Variable that requires grad is being used in
 # ``grad_fn``；它的版本计数器照常加一，所以保存了 ``w`` 的计算图依然能发现这次修改，除非计算图经由保存张量的钩子（saved tensors hooks）保存它，或自定义
 # ``Function`` 把它存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors`` 属性（见
 # :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。
+
 # sphinx_gallery_start_ignore
 saved_w_square = (w * w).sum()  # mul 保存了 w
 # sphinx_gallery_end_ignore
