@@ -74,6 +74,32 @@ def test_a_number_changed_in_one_language_is_named(sources):
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+def test_a_hidden_marker_read_as_text_or_lost_in_one_edition_is_named(sources):
+    """Two faults the code-cell comparison cannot see (markers are comments): a start marker right under a
+    text cell's comment lines, which sphinx-gallery reads as text (its end marker then unmatched), and a
+    marker lost in one edition only."""
+    english, chinese = _both(sources, FIRST)
+    hidden = "# sphinx_gallery_start_ignore\nassert x_hidden == 1, 'x_hidden is 1'\n# sphinx_gallery_end_ignore\n"
+    for script in (english, chinese):
+        with script.open("a", encoding="utf-8") as handle:
+            handle.write(f"\n\nx_hidden = 1\n\n# %%\n# A text cell right above a hidden block.\n{hidden}")
+    problems = "\n".join(all_rules.check_sources(root=sources, manifest=False))
+    marker_line = len(english.read_text(encoding="utf-8").splitlines()) - 2  # the start marker
+    assert f"gallery/en/{FIRST}:{marker_line}: a hidden-block marker inside a text cell" in problems, problems
+    assert f"{FIRST}:{marker_line + 1}: the code cell starting here has 0 start and 1 end markers" in problems, problems
+    for script in (english, chinese):  # end the text cell: both editions are right again
+        text = script.read_text(encoding="utf-8")
+        script.write_text(text.replace("block.\n# sphinx", "block.\n\n# sphinx"), encoding="utf-8")
+    assert all_rules.check_sources(root=sources, manifest=False) == []
+    start = "# sphinx_gallery_start_ignore\n"
+    text = chinese.read_text(encoding="utf-8").replace(f"{start}assert x_hidden", "assert x_hidden")
+    chinese.write_text(text, encoding="utf-8")
+    problems = "\n".join(all_rules.check_sources(root=sources, manifest=False))
+    assert f"gallery/zh_CN/{FIRST}: code cell" in problems and "hides other lines than" in problems, problems
+    assert f"zh_CN/{FIRST}:" in problems and "has 0 start and 1 end markers" in problems, problems
+
+
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 def test_a_doctest_changed_in_one_language_is_named(sources):
     page = sources / "docs" / "zh_CN" / "quickref.md"
     page.write_text(page.read_text(encoding="utf-8").replace(">>> ", ">>>  ", 1), encoding="utf-8")

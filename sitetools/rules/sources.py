@@ -259,10 +259,12 @@ def check_script(script: Path, root: Path = ROOT) -> list[str]:
 def _check_script_text(where: str, source: str) -> tuple[str, ...]:
     """:func:`check_script` for a script's text (cached: the tests check many copies of one page)."""
     try:
-        cells = [content for kind, content, _ in syntax.gallery_blocks(source) if kind == "code"]
+        script_blocks = syntax.gallery_blocks(source)
     except SyntaxError as error:
         return (f"{where}: does not parse: {error}",)
-    problems = []
+    cells = [content for kind, content, _ in script_blocks if kind == "code"]
+    problems = [f"{where}:{line}: {problem} {guide('Hidden checks')}"
+                for line, problem in syntax.marker_problems(script_blocks)]
     visible_reads: set[str] = set()
     hidden_parts = []
     for number, cell in enumerate(cells, start=1):
@@ -374,6 +376,11 @@ def check_parity(langs: Iterable[str] = CODES, root: Path = ROOT, only: Collecti
                         f"one edition's code into the other, keeping its words, with `{SYNC_COMMAND} {page}` "
                         f"(code from {reference}) or `{SYNC_COMMAND} {page} --from {lang}` {rule}:"
                         f"\n--- {reference}\n{a}\n--- {lang}\n{b}"
+                    )
+                elif code_tokens(split_hidden(a)[0]) != code_tokens(split_hidden(b)[0]):
+                    problems.append(
+                        f"{where}: code cell {number} hides other lines than {_shown(ours, root)} (its hidden "
+                        f"blocks' markers sit elsewhere or are missing); the editions must show the same code {rule}"
                     )
         for name in sorted(_names(docs / reference, "*.md") & _names(docs / lang, "*.md")):
             if _doctests(docs / reference / name) != _doctests(docs / lang / name):

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 import tempfile
+from collections.abc import Iterable
 
 _NODES = "_tensorcopy_nodes"
 
@@ -55,3 +57,27 @@ def gallery_blocks(source: str, path: str | None = None) -> tuple:
     finally:
         os.unlink(handle.name)
     return tuple(script_blocks)
+
+
+def marker_problems(script_blocks) -> Iterable[tuple[int, str]]:
+    """``(line, problem)`` for each hidden-block marker sphinx-gallery would misread or refuse: a marker inside a
+    text cell (a start marker right under a text cell's comment lines is read as text) and a code cell whose
+    start and end markers do not pair up (sphinx-gallery's own ``remove_ignore_blocks`` stops the build)."""
+    from sphinx.errors import ExtensionError
+    from sphinx_gallery.py_source_parser import remove_ignore_blocks
+
+    for kind, content, first in script_blocks:
+        if kind == "text":
+            for offset, line in enumerate(content.splitlines()):
+                if re.fullmatch(r"\s*(#\s*)?sphinx_gallery_(start|end)_ignore\s*", line):
+                    yield first + offset, ("a hidden-block marker inside a text cell, which sphinx-gallery reads as "
+                                           "text; put a blank line between the text cell's last comment line and "
+                                           "the marker")
+            continue
+        try:
+            remove_ignore_blocks(content)
+        except ExtensionError:
+            starts, ends = (len(re.findall(rf"^\s*# sphinx_gallery_{which}_ignore\s*$", content, re.M))
+                            for which in ("start", "end"))
+            yield first, (f"the code cell starting here has {starts} start and {ends} end markers of hidden "
+                          f"blocks; each hidden block needs both")
