@@ -605,18 +605,6 @@ probe_square = torch.arange(4.0).view(2, 2)
 assert probe_square.t().data_ptr() == probe_square.data_ptr() and (probe_square.t() != probe_square).sum() == 2, (
     "s.t() reads the four elements of s, two of them at the place of another: not element for element"
 )
-
-
-def shift_refused(t):
-    try:
-        shift_assign(t)
-    except RuntimeError:
-        return True
-    return False
-
-
-assert [shift_refused(torch.zeros(shape)) for shape in ((3, 0), (2,), (2, 3), (3,), (3, 2))] == [
-    False, False, False, True, True], "a one-step shift is refused from 3 rows on, and not on an empty t"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -725,12 +713,18 @@ for name, shift in shifts.items():
     if not torch.equal(as_written, cloned):
         uncaught.append(name)
 assert uncaught == list(shifts), "all four shifts run without an error and give another result than the cloned source"
+
+
+def shift_right(c):
+    c[1:] = c[:-1]
+
+
 refused_contiguous = []
 for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64):
     for shape in ((3,), (5,), (4, 3), (3, 2, 2)):
         c = torch.zeros(shape, dtype=dtype)
         try:
-            c[1:] = c[:-1]
+            shift_right(c)
         except RuntimeError as e:
             refused_contiguous.append("refer to a single memory location" in str(e))
         else:
@@ -741,6 +735,23 @@ assert refused_contiguous == [True] * 20, "the shift of a contiguous t is refuse
 assert not any(x.is_contiguous() for x in (torch.arange(10.0)[::2], torch.arange(9.0).reshape(3, 3)[:, 0],
                                            torch.arange(9.0).reshape(3, 3).t(), torch.arange(6.0).reshape(2, 3)[:, 1:])), (
     "none of the strided t, the column, the transpose and w[:, 1:] is contiguous")
+
+
+def shift_refused(t, shift):
+    try:
+        shift(t)
+    except RuntimeError:
+        return True
+    return False
+
+
+assert all(
+    [shift_refused(torch.zeros(shape, dtype=dtype), shift)
+     for shape in ((3, 0), (2,), (2, 3), (1,), (0,), (3,), (3, 2))] == [False, False, False, False, False, True, True]
+    for shift in (shift_right, shift_assign)
+    for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64)
+), ("t[1:] = t[:-1] and t[:-1] = t[1:] are refused from 3 rows on, in each of the five dtypes, and not on fewer "
+    "rows nor on an empty t")
 # sphinx_gallery_end_ignore
 
 # %%

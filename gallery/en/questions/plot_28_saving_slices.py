@@ -363,8 +363,11 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # multiple tensors or storages that view the same data as different types``). Views taken from one
 # tensor use its storage object (``x.untyped_storage() is y.untyped_storage()``). A tensor that reaches
 # the same memory by another route, such as ``torch.from_numpy(t.numpy())`` or ``torch.from_dlpack(t)``,
-# has a storage object of its own, though ``same_storage``, which compares addresses, says they share:
-# one call writes it a second time, and it comes back on memory of its own.
+# has a storage object of its own, though ``same_storage``, which compares addresses, says they share.
+# With one dtype, one call writes it a second time, and it comes back on memory of its own; with two
+# dtypes the call raises here too, since ``torch.save`` compares the address where each storage starts,
+# not the storage object. A route whose storage starts further into ``t``, such as
+# ``torch.from_numpy(t[2:].numpy())``, saves with ``t`` in two dtypes in one call.
 # Saved in one call, ``a = t[:4]`` and ``b = t[2:]`` of a 6-element ``t`` are one storage in the
 # file and come back as two tensors on one storage: writing ``100`` into the loaded ``a[3]`` changes
 # the loaded ``b[1]``, the same element. Saved in two calls, each file holds its own copy of the
@@ -412,8 +415,21 @@ assert all(
     and save_and_load({"a": t[:4], "b": other_route[2:]})[1] == 2
     and not same_storage(*save_and_load({"a": t[:4], "b": other_route[2:]})[2].values())
     for other_route in (torch.from_numpy(t.numpy()), torch.from_dlpack(t))
-), ("torch.from_numpy(t.numpy()) and torch.from_dlpack(t) reach t's memory with a storage object of their own: one "
-    "call writes it a second time, and it comes back apart")
+), ("torch.from_numpy(t.numpy()) and torch.from_dlpack(t) reach t's memory with a storage object of their own: "
+    "with one dtype, one call writes it a second time, and it comes back apart")
+for other_route in (torch.from_numpy(t.numpy()), torch.from_dlpack(t)):
+    try:
+        save_and_load({"a": t[:4], "b": other_route[2:].view(torch.int32)})
+    except RuntimeError as refusal:
+        assert str(refusal) == "Cannot save multiple tensors or storages that view the same data as different types", (
+            "one call that saves t and another route to its memory with two dtypes raises")
+    else:
+        raise AssertionError("saving t and another route to its memory with two dtypes in one call must raise")
+assert all(
+    other_route.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() + 8
+    and save_and_load({"a": t[:4], "b": other_route.view(torch.int32)})[1] == 2
+    for other_route in (torch.from_numpy(t[2:].numpy()), torch.from_dlpack(t[2:]))
+), "a route whose storage starts further into t saves with t in two dtypes in one call"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -662,8 +678,8 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # ``contiguous()`` (default ``memory_format``) leaves a contiguous view as it is; ``clone()`` gives the slice a storage of its
 # own, and that is all the file holds. Within one call each storage object is written once, so views of
 # one tensor with one dtype, and tied weights, come back sharing memory; saved in separate calls they come back
-# separate, and so do tensors that reach the same memory by another route (``torch.from_numpy``,
-# ``torch.from_dlpack``), even in one call. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
+# separate, and so, even in one call, do tensors of one dtype that reach the same memory by another route
+# (``torch.from_numpy``, ``torch.from_dlpack``), which in two dtypes raise, as views of one tensor do. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
 # itself (``batch_size=None``, or a ``collate_fn`` that does not stack, such as ``list``), also sends the whole
 # storage of a view; the queue refuses a non-leaf that requires grad, so send its
 # ``detach()``. A ``meta`` tensor holds no data: a view of one, even saved in one call with another
