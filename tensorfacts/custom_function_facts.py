@@ -11,7 +11,7 @@ import weakref
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import VERSION_ERROR, backward_error
+from tensorfacts.tensors import VERSION_ERROR, backward_error, mul_under_no_grad
 
 
 class _SavedReadBack(torch.autograd.Function):
@@ -37,14 +37,9 @@ class _SavedNeverRead(_SavedReadBack):
         return 3 * grad
 
 
-def _mul_under_no_grad(a: torch.Tensor) -> None:
-    with torch.no_grad():
-        a.mul_(10)
-
-
 #: The in-place edits of a saved leaf ``a`` that the unread-saved-tensors fact runs, by name.
 _UNREAD_EDITS = {
-    "a.mul_(10) under no_grad": _mul_under_no_grad,
+    "a.mul_(10) under no_grad": mul_under_no_grad,
     "a.detach().mul_(10)": lambda a: a.detach().mul_(10),
 }
 

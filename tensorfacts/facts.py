@@ -22,7 +22,7 @@ import copy
 import torch
 
 from tensorfacts.fact_registry import ABOUT, FACTS, SCOPES, Fact, fact, run_fact, scoped_fact  # noqa: F401 (the registry's API)
-from tensorfacts.tensors import VERSION_ERROR, backward_error, same_storage
+from tensorfacts.tensors import VERSION_ERROR, backward_error, mul_under_no_grad, same_storage
 
 # --- The version counter ---------------------------------------------------------------------
 
@@ -144,14 +144,9 @@ class _SavedForBackward(torch.autograd.Function):
         return 2 * x * grad
 
 
-def _mul_under_no_grad(a: torch.Tensor) -> None:
-    with torch.no_grad():
-        a.mul_(10)
-
-
 #: The in-place edits of a saved leaf ``a`` that the ctx-attribute fact runs, by name.
 _CTX_EDITS = {
-    "a.mul_(10) under no_grad": _mul_under_no_grad,
+    "a.mul_(10) under no_grad": mul_under_no_grad,
     "a.detach().mul_(10)": lambda a: a.detach().mul_(10),
 }
 

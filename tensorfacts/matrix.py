@@ -255,7 +255,7 @@ GUIDE: tuple[Advice, ...] = (
             "en": "`b = a` copies nothing: `b` is the same object as `a`.\n"
                 "- So are `torch.as_tensor(a)` (with no default device set) and `a.float()` on a float32 tensor "
                 "(likewise `a.to(torch.float32)`, and, whatever the dtype, `a.cpu()` on a CPU tensor and "
-                "`a.contiguous()` on a contiguous one, `meta` tensors included).\n"
+                "`a.contiguous()` on a contiguous tensor, a `meta` one included).\n"
                 "- An in-place edit of `b` under `torch.no_grad()` is an edit of `a`: a backward that runs the node "
                 "which saved `a` raises.\n"
                 "- That backward raises nothing when `a` was saved through saved-tensor hooks, kept as a custom "

@@ -155,6 +155,13 @@ def expanded_and_step_sliced() -> list[torch.Tensor]:
     return made
 
 
+def mul_under_no_grad(a: torch.Tensor) -> None:
+    """Multiplies ``a`` by 10 in place under ``torch.no_grad()``: the edit of a saved leaf the facts on custom
+    ``Function`` classes make."""
+    with torch.no_grad():
+        a.mul_(10)
+
+
 def fills_own_memory(t: torch.Tensor) -> bool:
     """Whether ``t`` starts its storage and has exactly one element at each place of it: no gap between
     elements, none stored twice (each element's offset, from the strides, is listed once)."""

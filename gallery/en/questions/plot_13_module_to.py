@@ -16,9 +16,11 @@
       x = x.to(torch.float64)
 
 ``model.to(...)`` works without an assignment, so ``x.to(...)`` looks as if it should too, and
-the next forward pass fails with an error: ``RuntimeError: mat1 and mat2 must have the same dtype,
-but got Float and Double``, or, for a model on ``meta``, ``RuntimeError: Tensor on device meta is not
-on the expected device cpu!``. This page reproduces the error
+the next forward pass fails with an error whose words depend on the model's layers. For the ``nn.Linear``
+of this page it is ``RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Double``, or,
+for the model on ``meta``, ``RuntimeError: Tensor on device meta is not on the expected device cpu!``;
+an ``nn.Conv2d`` with its default bias says
+``RuntimeError: Input type (float) and bias type (double) should be the same``. This page reproduces the error
 with a change of dtype and with the ``meta`` device (a second device every build of torch has, which
 plays the GPU here; for a GPU itself, see the GPU box below), shows
 exactly when ``tensor.to()`` hands back the tensor itself, what ``module.to()`` keeps, and
@@ -234,6 +236,20 @@ else:
 assert message == "mat1 and mat2 must have the same dtype, but got Float and Double", (
     "the error is torch's 'mat1 and mat2 must have the same dtype, but got Float and Double'")
 assert model.weight.dtype == torch.float64 and x.dtype == torch.float32, "the model converted, x not"
+
+
+def forward_error(module, inputs):
+    """The message of the RuntimeError that ``module``'s forward pass raises on ``inputs``."""
+    try:
+        module(inputs)
+    except RuntimeError as e:
+        return str(e)
+    raise AssertionError("a float64 module must refuse a float32 input")
+
+
+assert {forward_error(torch.nn.Conv2d(1, 1, 1).double(), image) for image in (
+    torch.ones(1, 1, 2, 2), torch.ones(1, 2, 2))} == {"Input type (float) and bias type (double) should be the same"}, (
+    "a float64 nn.Conv2d with its default bias says 'Input type (float) and bias type (double) should be the same'")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -556,9 +572,11 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # whose state silently stays float32, and ``LBFGS``. SGD given a momentum does not raise either: its momentum
 # buffer silently stays float32, while SGD by default keeps no state. For ``LBFGS`` the data decide: a step that finds the gradient already within its
 # ``tolerance_grad`` returns before reading its state, which silently stays float32, and any other step reads
-# that state and raises. The page checks both on fixed values.) The repair is to reload the optimizer's own state,
+# that state and raises. The page checks both on fixed values.) The repair, for ``Adam`` and for each class above,
+# SGD with a momentum included, is to reload the optimizer's own state,
 # ``optimizer.load_state_dict(optimizer.state_dict())``, which casts its state tensors (all but the
-# ``step`` count) to the new dtype of the floating-point parameters; then the step runs.
+# ``step`` count) to the new dtype of the floating-point parameters; then the step runs (every class is checked in
+# a hidden block).
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -581,11 +599,13 @@ assert all(state["step"].dtype == torch.float32 and state["exp_avg_sq"].dtype ==
            for state in optimizer.state.values()), "reloading casts every state tensor but step"
 
 
-def state_after_float64(optimizer_class, rows=((1.0, 1.0),), targets=((0.0,),), gradients=None, **settings):
+def state_after_float64(optimizer_class, rows=((1.0, 1.0),), targets=((0.0,),), gradients=None, reload=False,
+                        steps=None, **settings):
     """Step once in float32 from fixed weights (no random draw decides the outcome), convert the module to
-    float64, step again: the dtypes of the optimizer's state tensors but ``step``, or None if the second step
-    raised. The loss is the squared error of ``rows`` times the weight against ``targets``; ``gradients`` gets the
-    largest gradient of each float64 evaluation. SparseAdam takes only sparse gradients."""
+    float64 (then, if ``reload``, reload the optimizer's own state), step again: the dtypes of the optimizer's
+    state tensors but ``step`` (those in its lists included), or None if the second step raised. The loss is the
+    squared error of ``rows`` times the weight against ``targets``; ``gradients`` gets the largest gradient of each
+    float64 evaluation, ``steps`` the dtypes of the ``step`` tensors. SparseAdam takes only sparse gradients."""
     sparse = optimizer_class is torch.optim.SparseAdam
     fixed_weights = torch.tensor([[0.5, -0.25], [1.0, 2.0], [0.25, 0.75]])
     layer = torch.nn.Embedding.from_pretrained(fixed_weights, freeze=False, sparse=True) if sparse else torch.nn.Module()
@@ -608,14 +628,19 @@ def state_after_float64(optimizer_class, rows=((1.0, 1.0),), targets=((0.0,),), 
 
     stepper.step(closure)
     layer.to(torch.float64)
+    if reload:
+        stepper.load_state_dict(stepper.state_dict())
     try:
         stepper.step(closure)
     except RuntimeError as e:
         assert "dtype" in str(e), "the step refuses the float64 parameter because of its dtype"
         return None
     assert layer.weight.dtype == torch.float64, "the step ran on the float64 parameter"
-    return {value.dtype for state in stepper.state.values() for key, value in state.items()
-            if key != "step" and torch.is_tensor(value)}
+    state_tensors = [(key, value) for state in stepper.state.values() for key, values in state.items()
+                     for value in (values if isinstance(values, list) else [values]) if torch.is_tensor(value)]
+    if steps is not None:
+        steps.extend(value.dtype for key, value in state_tensors if key == "step")
+    return {value.dtype for key, value in state_tensors if key != "step"}
 
 
 import inspect
@@ -630,8 +655,9 @@ assert {name for name, dtypes in after_float64.items() if dtypes is not None} ==
 tolerance_grad = inspect.signature(torch.optim.LBFGS).parameters["tolerance_grad"].default
 at_minimum_gradients, fitting_gradients = [], []
 lbfgs_at_minimum = state_after_float64(torch.optim.LBFGS, gradients=at_minimum_gradients)
-lbfgs_fitting = state_after_float64(torch.optim.LBFGS, rows=((0.0, 0.25), (0.5, 0.75), (1.0, 1.25), (1.5, 1.75)),
-                                    targets=((1.0,), (-1.0,), (2.0,), (0.5,)), gradients=fitting_gradients)
+fitting_data = {"rows": ((0.0, 0.25), (0.5, 0.75), (1.0, 1.25), (1.5, 1.75)),
+                "targets": ((1.0,), (-1.0,), (2.0,), (0.5,))}
+lbfgs_fitting = state_after_float64(torch.optim.LBFGS, gradients=fitting_gradients, **fitting_data)
 assert lbfgs_at_minimum == {torch.float32} and at_minimum_gradients[0] <= tolerance_grad, (
     "LBFGS whose next step finds the gradient within tolerance_grad returns early: no error, its state float32")
 assert lbfgs_fitting is None and fitting_gradients[0] > tolerance_grad, (
@@ -641,6 +667,16 @@ assert all(after_float64[name] == {torch.float32} for name in after_float64 if n
            and after_float64[name] is not None), "the state of the others that do not raise stays float32"
 assert state_after_float64(torch.optim.SGD, momentum=0.9) == {torch.float32}, (
     "SGD with momentum does not raise, and its momentum buffer stays float32")
+reload_steps, reload_gradients = [], []
+after_reload = {c.__name__: state_after_float64(c, reload=True, steps=reload_steps, **(
+    dict(fitting_data, gradients=reload_gradients) if c is torch.optim.LBFGS else {})) for c in optimizer_classes}
+assert after_reload["SGD"] == set() and all(dtypes == {torch.float64} for name, dtypes in after_reload.items()
+                                            if name != "SGD"), (
+    "after load_state_dict(state_dict()), every optimizer of torch.optim steps, its state tensors but step float64")
+assert state_after_float64(torch.optim.SGD, reload=True, momentum=0.9) == {torch.float64}, (
+    "after load_state_dict(state_dict()), SGD with momentum steps, its momentum buffer float64")
+assert reload_gradients[0] > tolerance_grad, "the reloaded LBFGS step reads its state"
+assert reload_steps and set(reload_steps) == {torch.float32}, "reloading leaves every step tensor float32"
 ada_norm = torch.nn.LayerNorm(2)
 adagrad = torch.optim.Adagrad(ada_norm.parameters(), lr=0.1)
 assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad makes its state when it is made"

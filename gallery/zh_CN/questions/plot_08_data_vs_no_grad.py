@@ -438,7 +438,13 @@ for zero_each_step in (False, True):
             w -= 0.1 * w.grad
         if zero_each_step:
             w.grad.zero_()
-    assert matches == [True, zero_each_step], "without zero_() the second step's w.grad adds both steps' gradients"
+
+    # sphinx_gallery_start_ignore
+    assert zero_each_step or torch.allclose(w.grad, true_grad + step_grad), (
+        "without zero_() the second step's w.grad is the sum of both steps' gradients")
+    # sphinx_gallery_end_ignore
+    assert matches == [True, zero_each_step], (
+        "without zero_() the second step's w.grad is not the gradient at the current w; with zero_() it is")
 
 # %%
 # ``p.data = t`` 换掉参数背后的张量，连形状一起换

@@ -15,8 +15,7 @@
       model.to(torch.float64)
       x = x.to(torch.float64)
 
-``model.to(...)`` 不赋值也能生效，于是 ``x.to(...)`` 看上去也该如此，结果下一次前向传播就报错：``RuntimeError: mat1 and mat2 must have the same dtype, but got Float and
-Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误。本页分别用改变 dtype 和 ``meta`` 设备（任何构建的 torch 都自带的第二种设备，在这里扮演 GPU；GPU 本身的情况见下面的 GPU 框）复现这个错误，讲清楚
+``model.to(...)`` 不赋值也能生效，于是 ``x.to(...)`` 看上去也该如此，结果下一次前向传播就报错，报错的措辞取决于模型里的层。对本页的 ``nn.Linear``，报的是 ``RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Double``；模型在 ``meta`` 上时，报的则是 ``RuntimeError: Tensor on device meta is not on the expected device cpu!`` 这条错误；带默认偏置的 ``nn.Conv2d`` 报的是 ``RuntimeError: Input type (float) and bias type (double) should be the same``。本页分别用改变 dtype 和 ``meta`` 设备（任何构建的 torch 都自带的第二种设备，在这里扮演 GPU；GPU 本身的情况见下面的 GPU 框）复现这个错误，讲清楚
 ``tensor.to()`` 在什么情况下原样返回张量本身、``module.to()`` 保留了什么，再看
 ``.half()``、``.float()`` 和 ``.double()``：它们处理复数参数的方式与 ``module.to()`` 不同。
 """
@@ -226,6 +225,20 @@ else:
 assert message == "mat1 and mat2 must have the same dtype, but got Float and Double", (
     "the error is torch's 'mat1 and mat2 must have the same dtype, but got Float and Double'")
 assert model.weight.dtype == torch.float64 and x.dtype == torch.float32, "the model converted, x not"
+
+
+def forward_error(module, inputs):
+    """The message of the RuntimeError that ``module``'s forward pass raises on ``inputs``."""
+    try:
+        module(inputs)
+    except RuntimeError as e:
+        return str(e)
+    raise AssertionError("a float64 module must refuse a float32 input")
+
+
+assert {forward_error(torch.nn.Conv2d(1, 1, 1).double(), image) for image in (
+    torch.ones(1, 1, 2, 2), torch.ones(1, 2, 2))} == {"Input type (float) and bias type (double) should be the same"}, (
+    "a float64 nn.Conv2d with its default bias says 'Input type (float) and bias type (double) should be the same'")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -501,7 +514,7 @@ assert graded.to(torch.float64)[0].grad.dtype == torch.float64, "module.to() con
 # sphinx_gallery_end_ignore
 
 # %%
-# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（``torch.optim`` 里其他的优化器类，在默认、非 fused 的设置下，凡是保存状态的也都会报错，只有 ``RMSprop``、``Adagrad``、``Adadelta``、``ASGD``、``Rprop`` 和 ``SparseAdam`` 例外，它们的状态悄悄留在 float32，``LBFGS`` 也是例外；设了动量的 SGD 也不报错，它的动量状态悄悄留在 float32，而默认设置下 SGD 不保存状态。``LBFGS`` 报不报错由数据决定：某一步开始时梯度已在它的 ``tolerance_grad`` 之内，这一步就在读取状态之前返回，状态悄悄留在 float32；其他的步都会读取状态并报错。本页在固定的数值上检查了这两种情况。）补救的办法是让优化器重新加载自己的状态：``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态张量（``step`` 计数除外）转换成浮点参数的新 dtype，之后这一步就能执行。
+# 要在优化器第一次调用 ``step()`` 之前转换模型，或者转换之后再创建优化器。``Adagrad`` 在创建时就建好了状态：要在转换之后再创建它，因为在它第一次调用 ``step()`` 之前转换，它的状态仍会悄悄留在 float32。已经调用过 ``step()`` 的优化器，状态还是旧的 dtype：下面 ``Adam`` 先在 float32 下走一步，再转换模型，下一步就报错。（``torch.optim`` 里其他的优化器类，在默认、非 fused 的设置下，凡是保存状态的也都会报错，只有 ``RMSprop``、``Adagrad``、``Adadelta``、``ASGD``、``Rprop`` 和 ``SparseAdam`` 例外，它们的状态悄悄留在 float32，``LBFGS`` 也是例外；设了动量的 SGD 也不报错，它的动量状态悄悄留在 float32，而默认设置下 SGD 不保存状态。``LBFGS`` 报不报错由数据决定：某一步开始时梯度已在它的 ``tolerance_grad`` 之内，这一步就在读取状态之前返回，状态悄悄留在 float32；其他的步都会读取状态并报错。本页在固定的数值上检查了这两种情况。）补救的办法对 ``Adam`` 和上面的每个类都适用，设了动量的 SGD 也在内：让优化器重新加载自己的状态，``optimizer.load_state_dict(optimizer.state_dict())`` 会把状态张量（``step`` 计数除外）转换成浮点参数的新 dtype，之后这一步就能执行（本页在隐藏的检查里逐个类验证了这一点）。
 model = torch.nn.Linear(2, 1)
 optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
 torch.nn.functional.mse_loss(model(x.float()), y.float()).backward()
@@ -524,11 +537,13 @@ assert all(state["step"].dtype == torch.float32 and state["exp_avg_sq"].dtype ==
            for state in optimizer.state.values()), "reloading casts every state tensor but step"
 
 
-def state_after_float64(optimizer_class, rows=((1.0, 1.0),), targets=((0.0,),), gradients=None, **settings):
+def state_after_float64(optimizer_class, rows=((1.0, 1.0),), targets=((0.0,),), gradients=None, reload=False,
+                        steps=None, **settings):
     """Step once in float32 from fixed weights (no random draw decides the outcome), convert the module to
-    float64, step again: the dtypes of the optimizer's state tensors but ``step``, or None if the second step
-    raised. The loss is the squared error of ``rows`` times the weight against ``targets``; ``gradients`` gets the
-    largest gradient of each float64 evaluation. SparseAdam takes only sparse gradients."""
+    float64 (then, if ``reload``, reload the optimizer's own state), step again: the dtypes of the optimizer's
+    state tensors but ``step`` (those in its lists included), or None if the second step raised. The loss is the
+    squared error of ``rows`` times the weight against ``targets``; ``gradients`` gets the largest gradient of each
+    float64 evaluation, ``steps`` the dtypes of the ``step`` tensors. SparseAdam takes only sparse gradients."""
     sparse = optimizer_class is torch.optim.SparseAdam
     fixed_weights = torch.tensor([[0.5, -0.25], [1.0, 2.0], [0.25, 0.75]])
     layer = torch.nn.Embedding.from_pretrained(fixed_weights, freeze=False, sparse=True) if sparse else torch.nn.Module()
@@ -551,14 +566,19 @@ def state_after_float64(optimizer_class, rows=((1.0, 1.0),), targets=((0.0,),), 
 
     stepper.step(closure)
     layer.to(torch.float64)
+    if reload:
+        stepper.load_state_dict(stepper.state_dict())
     try:
         stepper.step(closure)
     except RuntimeError as e:
         assert "dtype" in str(e), "the step refuses the float64 parameter because of its dtype"
         return None
     assert layer.weight.dtype == torch.float64, "the step ran on the float64 parameter"
-    return {value.dtype for state in stepper.state.values() for key, value in state.items()
-            if key != "step" and torch.is_tensor(value)}
+    state_tensors = [(key, value) for state in stepper.state.values() for key, values in state.items()
+                     for value in (values if isinstance(values, list) else [values]) if torch.is_tensor(value)]
+    if steps is not None:
+        steps.extend(value.dtype for key, value in state_tensors if key == "step")
+    return {value.dtype for key, value in state_tensors if key != "step"}
 
 
 import inspect
@@ -573,8 +593,9 @@ assert {name for name, dtypes in after_float64.items() if dtypes is not None} ==
 tolerance_grad = inspect.signature(torch.optim.LBFGS).parameters["tolerance_grad"].default
 at_minimum_gradients, fitting_gradients = [], []
 lbfgs_at_minimum = state_after_float64(torch.optim.LBFGS, gradients=at_minimum_gradients)
-lbfgs_fitting = state_after_float64(torch.optim.LBFGS, rows=((0.0, 0.25), (0.5, 0.75), (1.0, 1.25), (1.5, 1.75)),
-                                    targets=((1.0,), (-1.0,), (2.0,), (0.5,)), gradients=fitting_gradients)
+fitting_data = {"rows": ((0.0, 0.25), (0.5, 0.75), (1.0, 1.25), (1.5, 1.75)),
+                "targets": ((1.0,), (-1.0,), (2.0,), (0.5,))}
+lbfgs_fitting = state_after_float64(torch.optim.LBFGS, gradients=fitting_gradients, **fitting_data)
 assert lbfgs_at_minimum == {torch.float32} and at_minimum_gradients[0] <= tolerance_grad, (
     "LBFGS whose next step finds the gradient within tolerance_grad returns early: no error, its state float32")
 assert lbfgs_fitting is None and fitting_gradients[0] > tolerance_grad, (
@@ -584,6 +605,16 @@ assert all(after_float64[name] == {torch.float32} for name in after_float64 if n
            and after_float64[name] is not None), "the state of the others that do not raise stays float32"
 assert state_after_float64(torch.optim.SGD, momentum=0.9) == {torch.float32}, (
     "SGD with momentum does not raise, and its momentum buffer stays float32")
+reload_steps, reload_gradients = [], []
+after_reload = {c.__name__: state_after_float64(c, reload=True, steps=reload_steps, **(
+    dict(fitting_data, gradients=reload_gradients) if c is torch.optim.LBFGS else {})) for c in optimizer_classes}
+assert after_reload["SGD"] == set() and all(dtypes == {torch.float64} for name, dtypes in after_reload.items()
+                                            if name != "SGD"), (
+    "after load_state_dict(state_dict()), every optimizer of torch.optim steps, its state tensors but step float64")
+assert state_after_float64(torch.optim.SGD, reload=True, momentum=0.9) == {torch.float64}, (
+    "after load_state_dict(state_dict()), SGD with momentum steps, its momentum buffer float64")
+assert reload_gradients[0] > tolerance_grad, "the reloaded LBFGS step reads its state"
+assert reload_steps and set(reload_steps) == {torch.float32}, "reloading leaves every step tensor float32"
 ada_norm = torch.nn.LayerNorm(2)
 adagrad = torch.optim.Adagrad(ada_norm.parameters(), lr=0.1)
 assert adagrad.state[ada_norm.weight]["sum"].dtype == torch.float32, "Adagrad makes its state when it is made"
