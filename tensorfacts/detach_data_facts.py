@@ -10,8 +10,6 @@ from __future__ import annotations
 import copy
 import pathlib
 import signal
-import subprocess
-import sys
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -20,7 +18,7 @@ import numpy as np
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import VERSION_ERROR, backward_error, same_storage
+from tensorfacts.tensors import VERSION_ERROR, backward_error, fresh_python, same_storage
 
 _NUMBERS = {"en": ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"),
             "zh_CN": ("两", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二")}
@@ -260,7 +258,7 @@ def _detach_resize_grow_on_borrowed_memory() -> Fact:
         for i, (route, make) in enumerate({**NOT_RESIZABLE, **RESIZABLE}.items()):
             (pathlib.Path(folder) / str(i)).mkdir()
             seen[route] = _grow(make(pathlib.Path(folder) / str(i)).requires_grad_())
-    child = subprocess.run([sys.executable, "-c", _SHARED_GROW], capture_output=True, text=True, timeout=120)
+    child = fresh_python(_SHARED_GROW)
     crashed = (child.returncode == -signal.SIGSEGV and "shared: True resizable: True" in child.stdout
                and "caught" not in child.stdout and "resized" not in child.stdout)
     return Fact(all(seen[route] == (False, "raises") for route in NOT_RESIZABLE)

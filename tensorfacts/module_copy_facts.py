@@ -10,13 +10,12 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import subprocess
-import sys
 import warnings
 
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.tensors import fresh_python
 
 #: The start of torch's warning when a complex tensor is cast to a real dtype (given once per process).
 COMPLEX_TO_REAL = "Casting complex values to real discards the imaginary part"
@@ -153,7 +152,7 @@ def _buffer_moves_with_module() -> Fact:
                   == {"f": "torch.complex64", "c": "torch.complex64", "n": "torch.int64", "b": "torch.bool"}
                   and torch.equal(complex_module.f, torch.ones(2, dtype=torch.complex64))
                   and torch.equal(complex_module.c, torch.tensor([1 + 2j, 3j])))
-    child = subprocess.run([sys.executable, "-c", _TWO_MOVES], capture_output=True, text=True, timeout=120)
+    child = fresh_python(_TWO_MOVES)
     fresh = json.loads(child.stdout) if child.returncode == 0 else child.stderr[-300:]
     once = isinstance(fresh, list) and len(fresh) == 2 and _complex_to_real(fresh[0]) and fresh[1] == []
     module, given = with_buffers()

@@ -15,6 +15,7 @@ import torch
 import torch.utils.data
 
 from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.tensors import fresh_python
 
 
 def _child_writes(target: torch.Tensor) -> None:
@@ -309,10 +310,8 @@ class _WorkerThreads(torch.utils.data.Dataset):
 })
 def _forked_child_needs_one_thread() -> Fact:
     import json
-    import subprocess
-    import sys
 
-    ran = subprocess.run([sys.executable, "-c", _FORK_AFTER_THREADS], capture_output=True, text=True, timeout=120)
+    ran = fresh_python(_FORK_AFTER_THREADS)
     seen = json.loads(ran.stdout) if ran.returncode == 0 else {"children": {}, "parent": [], "error": ran.stderr[-300:]}
     plain, one_thread = seen["children"].get("False"), seen["children"].get("True")
     plain_hangs = plain is not None and plain[0]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import re
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable
 
@@ -169,3 +171,10 @@ def fills_own_memory(t: torch.Tensor) -> bool:
                      for index in itertools.product(*map(range, t.shape)))
     return (t.storage_offset() == 0 and offsets == list(range(t.numel()))
             and t.untyped_storage().nbytes() == t.numel() * t.element_size())
+
+
+def fresh_python(code: str) -> subprocess.CompletedProcess:
+    """``code`` run by this Python in a process of its own, started anew (not forked): what only a fresh process
+    shows (a warning given once per process, a crash no except clause catches). Its output is text; it may take
+    two minutes."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -9,14 +9,16 @@ that lack one); new claims and premises are picked up as they are.
 from __future__ import annotations
 
 import contextlib
+import copy
 import itertools
+import sys
 import warnings
 from unittest import mock
 
 import pytest
 import torch
 
-from tensorfacts import articles, decisions, facts, probes, verdicts
+from tensorfacts import articles, decisions, facts, no_grad_view_facts, probes, tensors, verdicts
 from tensorfacts import matrix as mp
 from tensorfacts.model import HOLDS
 from tests import operand_flips
@@ -560,9 +562,31 @@ def test_each_operand_of_a_claim_decides_its_verdict(claim_id, index, monkeypatc
     assert after.verdict != before, f"{claim_id}: negating `{operand}` leaves the verdict {before}"
 
 
+#: The costliest inputs of some facts (a fresh Python process, every run of the views taken with grad mode off),
+#: which read torch and never the fact's condition: a negated operand cannot change them, so the operand flips of
+#: one test process compute each once (a deep copy per call). The flips of torch above never reuse them.
+REUSED_BY_OPERAND_FLIPS = (tensors.fresh_python, no_grad_view_facts.no_grad_view_runs)
+_REUSED: dict[tuple, object] = {}
+
+
+def _reuse_costly_inputs(monkeypatch) -> None:
+    def reused(function):
+        def call_once(*args):
+            if (function, args) not in _REUSED:
+                _REUSED[function, args] = function(*args)
+            return copy.deepcopy(_REUSED[function, args])
+        return call_once
+
+    for module in [m for name, m in sys.modules.items() if name.startswith("tensorfacts.")]:
+        for name, value in list(vars(module).items()):
+            if any(value is function for function in REUSED_BY_OPERAND_FLIPS):
+                monkeypatch.setattr(module, name, reused(value))
+
+
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("fact_id, index", list(_fact_operands()))
 def test_each_operand_of_a_fact_decides_it(fact_id, index, monkeypatch):
+    _reuse_costly_inputs(monkeypatch)
     check = facts.FACTS[fact_id]
     monkeypatch.setitem(facts.FACTS, fact_id, operand_flips.flipped(check, index))
     result = facts.run_fact(fact_id)
