@@ -250,7 +250,7 @@ def test_the_full_build_runs_every_narrative_doctest(site_dir):
 def test_a_failed_build_keeps_the_previous_site_and_a_good_one_leaves_no_stray_file(tmp_path):
     """In a checkout whose path has a space and Chinese characters (the Chinese edition, so jieba
     runs too): a good build, a failed one that leaves it untouched, and a good one again."""
-    project = copy_project(tmp_path / "my project 张量")
+    project = copy_project(tmp_path / "my project 张量", FIXTURE)
     site = project / "build" / "site"
     zh_first = ["--lang", "zh_CN", "--only", FIRST]
     first = build(project, *zh_first)
@@ -280,7 +280,7 @@ def test_a_failed_build_keeps_the_previous_site_and_a_good_one_leaves_no_stray_f
 
 
 def test_a_preview_never_replaces_the_published_site(tmp_path):
-    project = copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project", FIXTURE)
     site = project / "build" / "site"
     site.mkdir(parents=True)
     (site / ".tensorcopy-build").write_text('{"kind": "site"}')
@@ -316,7 +316,7 @@ def _processes_mentioning(text: str) -> list[int]:
 
 
 def test_a_second_build_refuses_and_an_interrupted_build_stops_its_children(tmp_path):
-    project = copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project", FIXTURE)
     stage = tmp_path / "stage"
     command = build_command(project, *EN_FIRST, "--stage", str(stage))
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
@@ -341,7 +341,7 @@ def test_a_second_build_refuses_and_an_interrupted_build_stops_its_children(tmp_
 
 
 def test_a_script_that_ends_the_process_fails_the_tests(tmp_path):
-    project = copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project", FIXTURE)
     inject(project, FIRST, "import os\nos._exit(0)")
     report = tmp_path / "report.json"
     test = f"tests/test_page_asserts.py::test_hidden_blocks_print_nothing_and_the_visible_code_runs_alone[en/{FIRST}]"
@@ -355,7 +355,7 @@ def test_a_script_that_ends_the_process_fails_the_tests(tmp_path):
 
 def test_pytest_ended_by_a_test_leaves_no_report_for_nox(tmp_path):
     """The premise of the guard in noxfile.py: a run ended by os._exit(0) exits 0 but writes no report."""
-    project = copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project", FIXTURE)
     (project / "tests" / "test_ends.py").write_text("import os\n\ndef test_ends():\n    os._exit(0)\n")
     report = tmp_path / "report.json"
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_ends.py"]
@@ -367,7 +367,7 @@ def test_pytest_ended_by_a_test_leaves_no_report_for_nox(tmp_path):
 def test_a_worker_ended_by_a_test_fails_the_run_under_xdist(tmp_path):
     """The tiers run under pytest-xdist: a worker that a test ends is a failed test, and the report nox
     reads is the controller's, not the crashed worker's."""
-    project = copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project", FIXTURE)
     (project / "tests" / "test_ends.py").write_text("import os\n\ndef test_ends():\n    os._exit(0)\n")
     report = tmp_path / "report.json"
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "tests/test_ends.py"]
@@ -380,7 +380,7 @@ def test_a_worker_ended_by_a_test_fails_the_run_under_xdist(tmp_path):
 def test_sphinx_processes_die_with_a_killed_build(tmp_path):
     """nox kills the build outright when it does not stop fast enough; its Sphinx processes must not
     live on and finish writing a site."""
-    project = copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project", FIXTURE)
     inject(project, FIRST, "import time\ntime.sleep(120)")  # a child left alone would live two minutes
     stage = tmp_path / "stage"
     command = build_command(project, *EN_FIRST, "--stage", str(stage))

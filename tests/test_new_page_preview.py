@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.test_faults import build, copy_project, log_of
+from tests.test_faults import FIXTURE, build, copy_project, log_of
 
 NAME = "questions/plot_99_template_check"
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_template_page_previews_before_its_checks_are_recorded_and_the_build_refuses_it(tmp_path):
-    project = copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project", FIXTURE)
     made = subprocess.run([sys.executable, "-m", "sitetools.authoring.new_page", NAME], cwd=project,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert made.returncode == 0, log_of(made)

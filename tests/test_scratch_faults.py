@@ -118,7 +118,7 @@ def test_the_next_build_removes_a_killed_builds_staging_folder_and_nothing_else(
     unmarked = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=private))
     (unmarked / "notes.txt").write_text("not a build's")
     try:
-        project = copy_project(tmp_path / "project")
+        project = copy_project(tmp_path / "project", FIXTURE)
         inject(project, FIRST, 'print("same storage: False")')  # refused by the page rules: no Sphinx run
         result = build(project, "--lang", "en", "--only", FIRST, TMPDIR=str(private))
         assert result.returncode != 0, log_of(result)
