@@ -289,8 +289,10 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 #
 # With an integer ``i``, ``self.data[i]`` is a view of the dataset's tensor (see
 # :ref:`writing through an index <questions-index-writes>`), and
-# ``DataLoader(..., batch_size=None)`` with no worker process (the default ``num_workers=0``) passes
-# each item on as it is. A loop that normalises each
+# ``DataLoader(dataset, batch_size=None)``, its other arguments left at their defaults (among them
+# ``num_workers=0``: no worker process), passes on each tensor item as the very tensor ``__getitem__``
+# returned, in any grad mode (a plain tuple of tensors comes out as a new list, a dict as a new dict,
+# both holding those same tensors). A loop that normalises each
 # item in place with the dataset's mean, ``x.sub_(mean)``, edits the dataset: the first epoch sees
 # data centred on zero, the second sees it shifted once more.
 
@@ -322,6 +324,22 @@ print("dataset changed:", not torch.equal(data, original))
 assert not torch.equal(data, original) and abs(shared_means[1] + mean) < 0.01, "epoch 2 saw data shifted twice"
 # sphinx_gallery_start_ignore
 assert abs(shared_means[0]) < 0.01, "epoch 1 saw data centred on zero"
+row_item, other_row = data[0], data[1]
+tensor_items = [row_item, torch.nn.Parameter(torch.ones(2)), torch.ones(2, requires_grad=True) * 2,
+                torch.arange(2), torch.ones(2, device="meta")]
+for grad_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    # (fork_rng: a DataLoader draws a seed when iterated, which would move the page's random numbers)
+    with torch.random.fork_rng(), grad_mode():
+        handed_on = list(torch.utils.data.DataLoader(Points(tensor_items), batch_size=None))
+    assert len(handed_on) == len(tensor_items) and all(out is item for out, item in zip(handed_on, tensor_items, strict=True)), (
+        "in every grad mode, DataLoader(batch_size=None) hands on the very tensor __getitem__ returned")
+pair_item, dict_item = (row_item, other_row), {"x": row_item}
+with torch.random.fork_rng():
+    pair_out, dict_out = torch.utils.data.DataLoader(Points([pair_item, dict_item]), batch_size=None)
+assert type(pair_out) is list and len(pair_out) == 2 and pair_out[0] is row_item and pair_out[1] is other_row, (
+    "a plain tuple of tensors comes out as a new list that holds the same tensors")
+assert type(dict_out) is dict and dict_out is not dict_item and list(dict_out) == ["x"] and dict_out["x"] is row_item, (
+    "a dict of tensors comes out as a new dict that holds the same tensors")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -276,8 +276,7 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # 把自己的张量交出去的 ``Dataset``
 # --------------------------------
 #
-# ``i`` 为整数时，``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而不启动 worker 进程（默认的
-# ``num_workers=0``）时，``DataLoader(..., batch_size=None)`` 把每个样本原样传出来。循环里用数据集的均值对每个样本做原地归一化
+# ``i`` 为整数时，``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而 ``DataLoader(dataset, batch_size=None)`` 的其余参数都取默认值时（其中 ``num_workers=0``：不启动 worker 进程），它在任何梯度模式（grad mode）下都把 ``__getitem__`` 返回的张量原样传出来，就是那个张量对象本身（由张量组成的普通元组会变成一个新列表，字典会变成一个新字典，两者装的仍是那些张量）。循环里用数据集的均值对每个样本做原地归一化
 # ``x.sub_(mean)``，改的就是数据集本身：第一个 epoch 看到的数据以零为中心，第二个 epoch 看到的又被平移了一次。
 
 
@@ -308,6 +307,22 @@ print("dataset changed:", not torch.equal(data, original))
 assert not torch.equal(data, original) and abs(shared_means[1] + mean) < 0.01, "epoch 2 saw data shifted twice"
 # sphinx_gallery_start_ignore
 assert abs(shared_means[0]) < 0.01, "epoch 1 saw data centred on zero"
+row_item, other_row = data[0], data[1]
+tensor_items = [row_item, torch.nn.Parameter(torch.ones(2)), torch.ones(2, requires_grad=True) * 2,
+                torch.arange(2), torch.ones(2, device="meta")]
+for grad_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    # （fork_rng：DataLoader 迭代时会抽取一个种子，否则会打乱本页后面的随机数）
+    with torch.random.fork_rng(), grad_mode():
+        handed_on = list(torch.utils.data.DataLoader(Points(tensor_items), batch_size=None))
+    assert len(handed_on) == len(tensor_items) and all(out is item for out, item in zip(handed_on, tensor_items, strict=True)), (
+        "in every grad mode, DataLoader(batch_size=None) hands on the very tensor __getitem__ returned")
+pair_item, dict_item = (row_item, other_row), {"x": row_item}
+with torch.random.fork_rng():
+    pair_out, dict_out = torch.utils.data.DataLoader(Points([pair_item, dict_item]), batch_size=None)
+assert type(pair_out) is list and len(pair_out) == 2 and pair_out[0] is row_item and pair_out[1] is other_row, (
+    "a plain tuple of tensors comes out as a new list that holds the same tensors")
+assert type(dict_out) is dict and dict_out is not dict_item and list(dict_out) == ["x"] and dict_out["x"] is row_item, (
+    "a dict of tensors comes out as a new dict that holds the same tensors")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -442,7 +457,7 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # sphinx_gallery_end_ignore
 
 # %%
-# 模块若存着一个非叶子张量，即带 ``grad_fn`` 的张量，比如下面 ``forward`` 在梯度模式（grad mode）下存下的输出，
+# 模块若存着一个非叶子张量，即带 ``grad_fn`` 的张量，比如下面 ``forward`` 在梯度模式下存下的输出，
 # ``copy.deepcopy`` 就拒绝复制这个模块。:fact:`deepcopy-refuses-module-keeping-non-leaf`\ 参数的 ``.grad``
 # 不算在内，带 ``grad_fn`` 的也一样，比如把 ``Linear`` 层的输出平方后调用 ``backward(create_graph=True)``
 # 留下的 ``.grad``：``copy.deepcopy`` 照样复制这个模块，副本的 ``.grad`` 是 ``None``。模块上存着的不是
