@@ -73,10 +73,12 @@ def _data_has_own_version_counter() -> Fact:
 
 
 @fact("detach-numpy-write-silent", {
-    "en": "Saves a in (a * a).sum(), multiplies a.detach().numpy() by 10 in place, runs backward: no error, "
-          "a._version still 0, a.grad = [20, 40, 60] where the loss's gradient is [2, 4, 6].",
-    "zh_CN": "在 (a * a).sum() 中保存 a，把 a.detach().numpy() 原地乘以 10，再反向传播：不报错，a._version 仍为 0，"
-             "a.grad = [20, 40, 60]，而这个损失的梯度应是 [2, 4, 6]。",
+    "en": "For the float32 leaf a = [1., 2., 3.] that requires grad (CPU), saves a in (a * a).sum(), multiplies "
+          "a.detach().numpy() by 10 in place, runs backward: no error, a._version still 0, a.grad = [20, 40, 60] "
+          "where the loss's gradient is [2, 4, 6].",
+    "zh_CN": "对需要梯度的 float32 叶子张量 a = [1., 2., 3.]（CPU 上），在 (a * a).sum() 中保存 a，把 "
+             "a.detach().numpy() 原地乘以 10，再反向传播：不报错，a._version 仍为 0，a.grad = [20, 40, 60]，"
+             "而这个损失的梯度应是 [2, 4, 6]。",
 })
 def _detach_numpy_write_silent() -> Fact:
     """A write through a.detach().numpy() moves no version counter: a silent wrong gradient."""
@@ -91,10 +93,12 @@ def _detach_numpy_write_silent() -> Fact:
 
 
 @fact("detach-set-keeps-version-counter", {
-    "en": "On d = a.detach(), calls d.set_(torch.zeros(6)), computes a loss that saves a, then calls d.add_(1): "
-          "a._version moves, a and d no longer share storage, and backward of that loss raises.",
-    "zh_CN": "对 d = a.detach() 先调用 d.set_(torch.zeros(6))，再算出一个保存了 a 的损失，然后调用 d.add_(1)："
-             "a._version 随之增加，a 与 d 已不共享存储，这个损失反向传播时报错。",
+    "en": "For a 2×3 float32 leaf a that requires grad (CPU), on d = a.detach(), calls d.set_(torch.zeros(6)), "
+          "computes the loss (a * a).sum(), which saves a, then calls d.add_(1): a._version moves, a and d no "
+          "longer share storage, and backward of that loss raises.",
+    "zh_CN": "对需要梯度的 2×3 float32 叶子张量 a（CPU 上），取 d = a.detach()，先调用 d.set_(torch.zeros(6))，"
+             "再算出保存了 a 的损失 (a * a).sum()，然后调用 d.add_(1)：a._version 随之增加，a 与 d 已不共享存储，"
+             "这个损失反向传播时报错。",
 })
 def _detach_set_keeps_version_counter() -> Fact:
     """After d.set_(...) on d = a.detach(), d.add_(1) still moves a._version, and backward of a loss computed after
@@ -111,10 +115,11 @@ def _detach_set_keeps_version_counter() -> Fact:
 
 
 @fact("detach-resize-grow-reallocates", {
-    "en": "On d = a.detach() of a 2×3 tensor, calls d.resize_(100): the storage of a moves to a new one of 400 "
-          "bytes, still shared with d, and a keeps its shape (2, 3).",
-    "zh_CN": "对 2×3 张量的 d = a.detach() 调用 d.resize_(100)：a 的存储换成了一块 400 字节的新存储，仍与 d 共享，a "
-             "的形状仍是 (2, 3)。",
+    "en": "On d = a.detach() of a 2×3 float32 leaf a that requires grad (CPU), calls d.resize_(100): the storage "
+          "of a moves to a new one of 400 bytes (100 float32 elements), still shared with d, and a keeps its "
+          "shape (2, 3).",
+    "zh_CN": "对需要梯度的 2×3 float32 叶子张量 a（CPU 上），取 d = a.detach()，调用 d.resize_(100)：a 的存储换成"
+             "了一块 400 字节（100 个 float32 元素）的新存储，仍与 d 共享，a 的形状仍是 (2, 3)。",
 })
 def _detach_resize_grow_reallocates() -> Fact:
     """A growing d.resize_(100) on d = a.detach() gives a (and d) a new, larger storage."""
