@@ -285,33 +285,45 @@ def _set_default_device(device: str):
         torch.set_default_device(None)
 
 
+def _same_kind_and_values(source: torch.Tensor, made: torch.Tensor) -> bool:
+    """``made`` has ``source``'s shape and dtype and, off ``meta``, its values; on ``meta`` it has no values to read."""
+    return made.shape == source.shape and made.dtype == source.dtype and (
+        _raises(NotImplementedError, made.tolist) if made.is_meta else torch.equal(made, source))
+
+
 @fact("default-device-makes-as-tensor-copy", {
-    "en": "Calls torch.as_tensor and torch.asarray on a float32 CPU tensor a and on a float32 NumPy array, and "
-          "torch.from_numpy on the array: with no default device, inside with torch.device('cpu') and under "
-          "torch.set_default_device('cpu') (set back afterwards), the first two return a itself and share the array's "
-          "memory. Under torch.set_default_device('cpu:0') (set back afterwards) and inside with "
-          "torch.device('cpu:0'), with torch.device('meta') and under torch.set_default_device('meta') (set back "
-          "afterwards), they return a new tensor on that device that shares neither a's storage nor the array's "
-          "memory; torch.from_numpy still shares the array's memory. In each of these seven settings the first two do "
-          "the same on an int64, a bool and a complex64 CPU tensor. A tensor made inside with torch.device('cpu:0') "
-          "has the device cpu, and there the two copy it too. A float32 tensor m on meta: with no default device "
-          "(torch.get_default_device() is cpu), inside with torch.device('meta') and under "
-          "torch.set_default_device('meta') (set back afterwards), both return m itself; inside with "
-          "torch.device('cpu') and with torch.device('cpu:0'), and under "
-          "torch.set_default_device('cpu') and torch.set_default_device('cpu:0') (each set back afterwards), both "
-          "raise NotImplementedError on m.",
-    "zh_CN": "对 float32 的 CPU 张量 a 和 float32 的 NumPy 数组调用 torch.as_tensor 和 torch.asarray，并对数组调用 "
-             "torch.from_numpy：没有设置默认设备时，在 with torch.device('cpu') 里，以及在 "
-             "torch.set_default_device('cpu') 下（之后改回），前两个函数返回 a 本身，并与数组共享内存。在 "
-             "torch.set_default_device('cpu:0') 和 torch.set_default_device('meta') 下（每次之后都改回），以及在 with "
-             "torch.device('cpu:0') 和 with torch.device('meta') 里，它们返回那个设备上的新张量，既不与 a 共享存储，"
-             "也不与数组共享内存；torch.from_numpy 仍与数组共享内存。在这七种设置下，前两个函数对 int64、bool 和 "
-             "complex64 的 CPU 张量也都是这样。在 with torch.device('cpu:0') 里创建的张量，设备是 cpu，"
-             "在那里这两个函数同样复制它。对 meta 上的 float32 张量 m：没有设置默认设备时（torch.get_default_device() "
-             "是 cpu），在 with torch.device('meta') 里和 torch.set_default_device('meta') 下（之后改回），两个函数都"
-             "返回 m 本身；在 with torch.device('cpu') 和 "
-             "with torch.device('cpu:0') 里，以及在 torch.set_default_device('cpu') 和 "
-             "torch.set_default_device('cpu:0') 下（每次之后都改回），两个函数对 m 都抛出 NotImplementedError。",
+    "en": "Calls torch.as_tensor and torch.asarray on a float32 CPU tensor a and on a float32 NumPy array, "
+          "and torch.from_numpy on the array: with no default device, inside with torch.device('cpu') and "
+          "under torch.set_default_device('cpu') (set back afterwards), the first two return a itself and "
+          "share the array's memory. Under torch.set_default_device('cpu:0') (set back afterwards) and "
+          "inside with torch.device('cpu:0'), with torch.device('meta') and under "
+          "torch.set_default_device('meta') (set back afterwards), they return a new tensor on that device "
+          "with the shape and dtype of their input (a or the array) that shares neither a's storage nor the "
+          "array's memory: under cpu:0 it holds the input's values, on meta it holds none (reading its "
+          "values raises NotImplementedError); torch.from_numpy still shares the array's memory. In each of "
+          "these seven settings the first two do the same on an int64, a bool and a complex64 CPU tensor. A "
+          "tensor made inside with torch.device('cpu:0') has the device cpu, and there the two copy it too. "
+          "A float32 tensor m on meta: with no default device (torch.get_default_device() is cpu), inside "
+          "with torch.device('meta') and under torch.set_default_device('meta') (set back afterwards), both "
+          "return m itself; inside with torch.device('cpu') and with torch.device('cpu:0'), and under "
+          "torch.set_default_device('cpu') and torch.set_default_device('cpu:0') (each set back afterwards), "
+          "both raise NotImplementedError on m.",
+    "zh_CN": "对 float32 的 CPU 张量 a 和 float32 的 NumPy 数组调用 torch.as_tensor 和 "
+             "torch.asarray，并对数组调用 torch.from_numpy：没有设置默认设备时，在 with torch.device('cpu') "
+             "里，以及在 torch.set_default_device('cpu') 下（之后改回），前两个函数返回 a "
+             "本身，并与数组共享内存。在 torch.set_default_device('cpu:0') 和 "
+             "torch.set_default_device('meta') 下（每次之后都改回），以及在 with torch.device('cpu:0') 和 "
+             "with torch.device('meta') 里，它们返回那个设备上的新张量，形状和 dtype 与输入（a "
+             "或数组）相同，既不与 a 共享存储，也不与数组共享内存：在 cpu:0 下它存有输入的值，在 meta "
+             "上它不存任何值（读取它的值会抛出 NotImplementedError）；torch.from_numpy "
+             "仍与数组共享内存。在这七种设置下，前两个函数对 int64、bool 和 complex64 的 CPU "
+             "张量也都是这样。在 with torch.device('cpu:0') 里创建的张量，设备是 "
+             "cpu，在那里这两个函数同样复制它。对 meta 上的 float32 张量 "
+             "m：没有设置默认设备时（torch.get_default_device() 是 cpu），在 with torch.device('meta') 里和 "
+             "torch.set_default_device('meta') 下（之后改回），两个函数都返回 m 本身；在 with "
+             "torch.device('cpu') 和 with torch.device('cpu:0') 里，以及在 torch.set_default_device('cpu') "
+             "和 torch.set_default_device('cpu:0') 下（每次之后都改回），两个函数对 m 都抛出 "
+             "NotImplementedError。",
 })
 def _default_device_makes_as_tensor_copy() -> Fact:
     a, array = torch.ones(2), np.zeros(2, dtype=np.float32)
@@ -329,7 +341,8 @@ def _default_device_makes_as_tensor_copy() -> Fact:
         is_self, shared = {t is s for s, t in made}, {t.untyped_storage().data_ptr() == s.data_ptr() for s, t in made}
         seen[name] = (min(is_self) if len(is_self) == 1 else "mixed", min(shared) if len(shared) == 1 else "mixed",
                       all(t.data_ptr() == at for t in from_array), all(t.device.type == device for _, t in made),
-                      numpy_shared)
+                      numpy_shared, all(_same_kind_and_values(s, t) for s, t in made)
+                      and all(_same_kind_and_values(torch.from_numpy(array), t) for t in from_array))
     with torch.device("cpu:0"):
         made_there = torch.ones(2)
         again = torch.as_tensor(made_there), torch.asarray(made_there)
@@ -347,11 +360,12 @@ def _default_device_makes_as_tensor_copy() -> Fact:
         for call in (torch.as_tensor, torch.asarray):
             with context():
                 raised[f"{call.__name__} {name}"] = _raises(NotImplementedError, functools.partial(call, m))
-    return Fact(seen["none"] == seen["cpu"] == seen["set cpu"] == (True, True, True, True, True)
-                and all(seen[n] == (False, False, False, True, True)
+    return Fact(seen["none"] == seen["cpu"] == seen["set cpu"] == (True, True, True, True, True, True)
+                and all(seen[n] == (False, False, False, True, True, True)
                         for n in ("set cpu:0", "cpu:0", "meta", "set meta"))
                 and made_there_copied and all(kept.values()) and all(raised.values()),
                 f"(as_tensor and asarray give a, share a's storage, share the array, on the device; from_numpy "
-                f"shares): {seen}; a tensor made under cpu:0 is on {made_there.device} and copied there: "
+                f"shares; the input's shape and dtype, with its values off meta and none on meta): {seen}; "
+                f"a tensor made under cpu:0 is on {made_there.device} and copied there: "
                 f"{made_there_copied}; a meta tensor given back itself with no default device or a meta one: {kept}; "
                 f"NotImplementedError on a meta tensor under a cpu default device: {raised}")

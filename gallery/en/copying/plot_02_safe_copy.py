@@ -352,9 +352,10 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # With ``requires_grad=False`` as well it is a copy outside the graph, with the same values as
 # ``a.detach().clone()``. Under a
 # default device (set by ``torch.set_default_device`` or ``with torch.device(...)``),
-# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a copy on that device unless ``a`` is on that very
-# device: a CPU tensor comes back itself under ``"cpu"``, and a tensor on ``meta`` under ``torch.device("meta")``,
-# while a CPU tensor, whose device is ``"cpu"``, is copied even under ``"cpu:0"`` (last lines); a tensor on
+# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a new tensor on that device, with ``a``'s shape and dtype,
+# unless ``a`` is on that very device. Under ``"cpu:0"`` it is a copy of ``a``'s values in memory of its own; on
+# ``meta`` it holds no values at all. A CPU tensor comes back itself under ``"cpu"``, and a tensor on ``meta``
+# under ``torch.device("meta")``, while a CPU tensor, whose device is ``"cpu"``, is copied even under ``"cpu:0"`` (last lines); a tensor on
 # ``meta`` has no data to copy, so under ``"cpu"`` or ``"cpu:0"`` they raise a ``NotImplementedError``.
 # :fact:`default-device-makes-as-tensor-copy`
 #
@@ -469,14 +470,29 @@ for device in ("cpu:0", "meta"):
     with torch.device(device):
         moved = torch.as_tensor(a), torch.asarray(a)
     print(f"under torch.device({device!r}): is a {[m is a for m in moved]}, device {[str(m.device) for m in moved]}")
-    assert all(m is not a and not same_storage(a, m) and m.device.type == torch.device(device).type for m in moved), (
-        f"under torch.device({device!r}) as_tensor(a) and asarray(a) are copies on that device")
+    assert all(m is not a and m.device.type == torch.device(device).type and m.shape == a.shape and m.dtype == a.dtype
+               for m in moved), (
+        f"under torch.device({device!r}) as_tensor(a) and asarray(a) are new tensors on that device, "
+        "with a's shape and dtype")
 on_meta = torch.ones(3, device="meta")
 with torch.device("meta"):
     kept = torch.as_tensor(on_meta), torch.asarray(on_meta)
-print('a tensor on meta under torch.device("meta"): is it', [k is on_meta for k in kept])
+print('under torch.device("meta"), as_tensor/asarray of a meta tensor is that tensor:', [k is on_meta for k in kept])
 # sphinx_gallery_start_ignore
 assert all(k is on_meta for k in kept), 'under torch.device("meta") as_tensor and asarray return a meta tensor itself'
+with torch.device("cpu:0"):
+    copied_under_cpu0 = torch.as_tensor(a), torch.asarray(a)
+assert all(not same_storage(a, m) and bytes_apart(a, m) and torch.equal(m, a) for m in copied_under_cpu0), (
+    'under torch.device("cpu:0") as_tensor(a) and asarray(a) hold a copy of a\'s values, in memory of their own')
+with torch.device("meta"):
+    emptied_on_meta = torch.as_tensor(a), torch.asarray(a)
+for emptied_ in emptied_on_meta:
+    try:
+        emptied_.tolist()
+    except NotImplementedError:
+        pass
+    else:
+        raise AssertionError('under torch.device("meta") as_tensor(a) and asarray(a) hold no values to read')
 with torch.device("cpu:0"):
     made_under_cpu0 = torch.ones(3)
     assert str(made_under_cpu0.device) == "cpu" and not any(same_storage(made_under_cpu0, m) for m in (

@@ -292,7 +292,7 @@ draw_memory("c = a.clone()", a=a, c=c)
 
 article_c = "tensor([1., 2., 3.], grad_fn=<CloneBackward>)"
 this_torch_c = "tensor([1., 2., 3.], grad_fn=<CloneBackward0>)"
-print("c as the article prints it:", repr(c) == article_c)
+print("c prints as in the article:", repr(c) == article_c)
 print("c as this torch prints it: ", repr(c))
 assert repr(c) == this_torch_c, "c must print with CloneBackward0"
 # sphinx_gallery_start_ignore

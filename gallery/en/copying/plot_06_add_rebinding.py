@@ -269,8 +269,8 @@ def one_line(t):
 
 article_a = "tensor([[2., 2.], [2., 2.]], grad_fn=<AddBackward0>)"
 article_c = "tensor([[1., 1.], [1., 1.]], requires_grad=True)"
-print("a as the article prints it:", one_line(a) == article_a)
-print("c as the article prints it:", one_line(c) == article_c)
+print("a prints as in the article:", one_line(a) == article_a)
+print("c prints as in the article:", one_line(c) == article_c)
 assert (one_line(a), one_line(c)) == (article_a, article_c), "a and c must print as in the article"
 
 # %%
