@@ -160,7 +160,8 @@ DECISIONS: tuple[Advice, ...] = (
         "need-numpy",
         {
             "en": "A NumPy array, from a dense CPU tensor of a dtype NumPy has (float32 or float64, say), of no more "
-                "dimensions than NumPy allows (64 in NumPy 2, 32 in NumPy 1; beyond that `.numpy()` raises "
+                "dimensions than NumPy allows (64 in NumPy 2, the NumPy of the site's build; beyond that `.numpy()` "
+                "raises "
                 "`ValueError`), not a nested one, not an instance of a tensor subclass that defines "
                 "`__torch_dispatch__` (a subclass without it is fine), without the conjugate or negative bit: start "
                 "from `a.detach()`.\n"
@@ -201,8 +202,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "transformed function.",
             "zh_CN": "要 NumPy 数组，就从 `a.detach()` 出发。前提是：张量是稠密的 CPU 张量（不是嵌套张量，"
                 "也不是定义了 `__torch_dispatch__` 的张量子类的实例；没有定义它的子类可以），"
-                "dtype 是 NumPy 也有的（比如 float32、float64），维数不超过 NumPy 的上限（NumPy 2 是 64，NumPy 1 "
-                "是 32；超过时 `.numpy()` 会抛出 `ValueError`），"
+                "dtype 是 NumPy 也有的（比如 float32、float64），维数不超过 NumPy 的上限（本站构建所用的 "
+                "NumPy 2 是 64；超过时 `.numpy()` 会抛出 `ValueError`），"
                 "没有设置共轭位（conjugate bit）或负号位（negative bit）。\n"
                 "- `a.detach()` 脱离了计算图，但仍在 `a` 的内存上：只要 `a` 的数据还留在原来的内存里，数组就会随 `a` "
                 "之后的原地修改而变。\n"

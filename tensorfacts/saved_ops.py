@@ -24,12 +24,27 @@ from torch.utils.checkpoint import checkpoint
 
 from tensorfacts.tensors import grad_fn_name
 
-#: The tensors every row may read, as code (``x`` and ``y`` are leaves that require grad).
+#: The tensors every row may read, as code (``x`` and ``y`` are leaves that require grad
+#: and, made by ``reshape()``, views of their ``linspace()``; ``c`` does not require grad: :func:`input_problems`).
 INPUTS = {
     "x": "torch.linspace(0.5, 1.3, 9).reshape(3, 3).requires_grad_()",
     "y": "torch.linspace(1.5, 0.7, 9).reshape(3, 3).requires_grad_()",
     "c": "torch.full((3, 3), 2.)",
 }
+
+
+def input_problems() -> list[str]:
+    """Where the inputs are not as the page says: ``x`` and ``y`` leaves that require grad and views (of the
+    ``linspace()`` they are reshaped from), ``c`` a leaf that does not require grad and is no view."""
+    problems = []
+    for name, tensor in inputs().items():
+        grad = name != "c"
+        base = tensor._base
+        linspace = base is not None and base.dim() == 1 and torch.equal(base.detach().reshape(3, 3), tensor.detach())
+        seen = (tensor.is_leaf, tensor.requires_grad, tensor._is_view(), linspace)
+        if seen != (True, grad, grad, grad):
+            problems.append(f"{name} = {INPUTS[name]}: leaf, requires grad, _is_view(), a 1-d _base: {seen}")
+    return problems
 
 
 @dataclasses.dataclass(frozen=True)

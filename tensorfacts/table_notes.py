@@ -14,6 +14,7 @@ from tensorfacts.matrix import Advice
 _MULTI = ("a.unbind()[0]", "a.split(1)[0]", "a.split_with_sizes([1, 2])[0]", "a.chunk(3)[0]")
 _NOT_AUTOGRAD_VIEWS = ("a.detach()", "s.indices()")
 _RAISES = {("a.view(4, 3)", "non-contiguous"), ("a.view_as(torch.empty(4, 3))", "non-contiguous")}
+_SUGGESTS = "Use .reshape(...) instead"  #: what the error of view() on a source it cannot view suggests
 _MAYBE = ("a.reshape(4, 3)", "a.reshape_as(torch.empty(4, 3))", "a.flatten()")
 
 
@@ -33,7 +34,9 @@ def _views_share_and_write(t: view_ops.Table) -> bool:
     missing = {(row.code, lay) for row in view_ops.VIEWS for lay in view_ops.LAYOUTS
                if t[row.code][lay]["shares_storage"] is view_ops.NOT_APPLICABLE}
     sparse = {(row.code, "non-contiguous") for row in view_ops.VIEWS if row.source == "s"}
-    return raised == _RAISES and missing == sparse == {("s.indices()", "non-contiguous"),
+    suggests = all(isinstance(value, view_ops.Raised) and _SUGGESTS in value.message
+                   for code, lay in raised for value in t[code][lay].values())
+    return raised == _RAISES and suggests and missing == sparse == {("s.indices()", "non-contiguous"),
                                                        ("s.values()", "non-contiguous")} and all(
         c["shares_storage"] is True and c["writes_through"] is True for _, _, c in _cells(t, views))
 
@@ -78,11 +81,12 @@ VIEW_NOTES: tuple[Advice, ...] = (
             "en": "Every operation of the first table shares storage with its source, and a write through its "
                 "result reaches the source, on both layouts (the sparse source of `s.indices()` and `s.values()` has "
                 "no non-contiguous one); only `view(4, 3)` and `view_as(torch.empty(4, 3))` "
-                "refuse the table's non-contiguous source (the error suggests `reshape()`).",
+                "refuse the table's non-contiguous source, with an error, listed under the table, that suggests "
+                "`.reshape(...)` instead.",
             "zh_CN": "第一张表里的每个操作都与源张量共享存储，通过结果写入的数据会落到源张量上，两种内存布局都是如此"
                 "（`s.indices()` 和 `s.values()` 的稀疏源张量没有不连续的布局）；"
-                "只有 `view(4, 3)` 和 `view_as(torch.empty(4, 3))` 在表中那个不连续的源张量上报错"
-                "（报错信息建议改用 `reshape()`）。",
+                "只有 `view(4, 3)` 和 `view_as(torch.empty(4, 3))` 在表中那个不连续的源张量上报错，"
+                "报错信息（列在表格下方）建议改用 `.reshape(...)`。",
         },
         _views_share_and_write,
     ),

@@ -25,7 +25,8 @@ LAYOUTS = ("contiguous", "non-contiguous")
 #: layouts hold the same values; the non-contiguous one is laid out column by column
 #: (``empty_strided`` with transposed strides, filled by ``copy_``; ``p`` has only its first two dimensions
 #: transposed, since ``torch.view_as_complex`` needs stride 1 in the last one: :func:`column_layout_problems`
-#: checks that). Neither is itself a view.
+#: checks that). Neither is itself a view, nor is the source of the in-place column (:func:`view_source_problems`
+#: checks that).
 #: ``None``: the layout does not exist (the sparse COO source is not strided: it has no column-by-column form;
 #: :func:`one_layout_problems` checks that).
 SOURCES: dict[str, tuple[str, str | None]] = {
@@ -136,7 +137,16 @@ REFUSALS = {MULTI_OUTPUT: "This view is the output of a function that returns mu
 class Raised:
     """The row's operation raised on this layout, as the row says it does: the cell shows the error."""
 
-    error: str  #: "RuntimeError: first sentence of torch's message"
+    error: str  #: "RuntimeError: torch's message", shown under the table (see :func:`shown_message`)
+    message: str = ""  #: torch's whole message, read by the notes under the table
+
+
+def shown_message(exc: BaseException) -> str:
+    """``"RuntimeError: message"``: the whole message when it is one line that names no path, else its first
+    sentence (the rest of a longer message may name paths of the machine that built torch)."""
+    text = str(exc).strip()
+    whole = "\n" not in text and "/" not in text
+    return f"{type(exc).__name__}: {text if whole else first_sentence(text)}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -194,6 +204,14 @@ def column_layout_problems() -> list[str]:
     return problems
 
 
+def view_source_problems() -> list[str]:
+    """The sources that are views (the page says none is): each layout, as built for the first three columns
+    and as the non-leaf of the in-place column, with ``_is_view()`` true or a ``_base``."""
+    return [f"{name} ({layout}{', grad' if grad else ''}): _is_view() {t._is_view()}, _base {t._base is not None}"
+            for name in SOURCES for layout in LAYOUTS for grad in (False, True)
+            if (t := make_source(name, layout, grad=grad)) is not None and (t._is_view() or t._base is not None)]
+
+
 def make_source(name: str, layout: str, *, grad: bool = False) -> torch.Tensor | None:
     """A fresh source; with ``grad``, a non-leaf that requires grad (``x.clone()`` of a leaf ``x``)."""
     code = source_code(name, layout)
@@ -232,7 +250,7 @@ def _made(row: Row, layout: str, *, grad: bool = False) -> tuple[torch.Tensor, t
         result = apply(row, source)
     except RuntimeError as exc:
         if expected and expected in str(exc):
-            return Raised(f"{type(exc).__name__}: {first_sentence(str(exc))}")
+            return Raised(shown_message(exc), str(exc))
         raise
     if expected:
         raise AssertionError(f"{row.code} on the {layout} source was expected to raise ({expected!r})")
@@ -276,7 +294,7 @@ def probe_edit_refused(row: Row, layout: str) -> object:
     except RuntimeError as exc:
         for kind, phrase in REFUSALS.items():
             if phrase in str(exc):
-                return Refused(kind, f"{type(exc).__name__}: {first_sentence(str(exc))}")
+                return Refused(kind, shown_message(exc))
         raise
     return False
 

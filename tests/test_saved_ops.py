@@ -47,6 +47,13 @@ def test_every_cell_has_a_probed_value(table):
     assert all(list(cells) == list(saved_ops.COLUMNS) for cells in table.values())
 
 
+def test_the_inputs_are_as_the_page_says_and_a_change_is_named(monkeypatch):
+    """x and y: leaves that require grad, views of their linspace(); c: a leaf that does not require grad."""
+    assert saved_ops.input_problems() == []
+    monkeypatch.setitem(saved_ops.INPUTS, "y", "torch.linspace(1.5, 0.7, 9).reshape(3, 3).clone().requires_grad_()")
+    assert [p.split(" = ")[0] for p in saved_ops.input_problems()] == ["y"]
+
+
 def test_probes_are_deterministic(table):
     assert saved_ops.probe_all() == table
 

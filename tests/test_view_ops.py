@@ -67,6 +67,32 @@ def test_the_non_contiguous_sources_are_laid_out_as_the_page_says(monkeypatch):
     assert view_ops.column_layout_problems() and "first two dimensions" in view_ops.column_layout_problems()[0]
 
 
+def test_no_source_is_a_view_and_one_that_is_is_named(monkeypatch):
+    """The page says neither source is itself a view (the in-place column's non-leaf neither)."""
+    assert view_ops.view_source_problems() == []
+    monkeypatch.setitem(view_ops.SOURCES, "a", ("torch.arange(12.).reshape(3, 4)", view_ops.SOURCES["a"][1]))
+    assert [p.split(":")[0] for p in view_ops.view_source_problems()] == ["a (contiguous)"]
+
+
+def test_the_view_error_is_shown_whole_with_its_suggestion_and_the_note_reads_it(table):
+    """The views-share note: the error of view() and view_as() on the non-contiguous source suggests reshape, as
+    the message listed under the table shows; a message without the suggestion fails the note."""
+    for code in ("a.view(4, 3)", "a.view_as(torch.empty(4, 3))"):
+        cell = table[code]["non-contiguous"]["shares_storage"]
+        assert cell.error.endswith("Use .reshape(...) instead.") and cell.error == "RuntimeError: " + cell.message
+    broken = {code: {lay: dict(cells) for lay, cells in layouts.items()} for code, layouts in table.items()}
+    cell = broken["a.view_as(torch.empty(4, 3))"]["non-contiguous"]["edit_refused"]
+    broken["a.view_as(torch.empty(4, 3))"]["non-contiguous"]["edit_refused"] = view_ops.Raised(
+        cell.error, cell.message.replace("Use .reshape(...) instead.", ""))
+    assert failed_premises(broken, table_notes.VIEW_NOTES) == ["views-share"]
+
+
+def test_a_message_of_several_lines_or_with_a_path_is_cut_to_its_first_sentence():
+    assert view_ops.shown_message(RuntimeError("One. Two.")) == "RuntimeError: One. Two."
+    assert view_ops.shown_message(RuntimeError("One. At /src/x.cpp.")) == "RuntimeError: One"
+    assert view_ops.shown_message(RuntimeError("One. Two.\nThree")) == "RuntimeError: One"
+
+
 def test_a_strided_source_with_one_layout_is_named(monkeypatch):
     monkeypatch.setitem(view_ops.SOURCES, "s", ("torch.tensor([[0., 1.], [2., 0.]])", None))
     assert view_ops.one_layout_problems() and "layout torch.strided" in view_ops.one_layout_problems()[0]

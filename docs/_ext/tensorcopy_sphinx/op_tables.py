@@ -65,7 +65,8 @@ WORDS = {
         "not_applicable": "—",
         "sources": "Sources (probed on torch {torch}):",
         "layout": "{name}, {layout}: ",
-        "messages": "The first sentence of each message:",
+        "messages": "Each error as torch words it (a message of several lines, or one naming a path, cut to its "
+                    "first sentence):",
         "message": ": ",
         "grad_fn": "grad_fn",
         "saves": "saves",
@@ -102,7 +103,7 @@ WORDS = {
         "not_applicable": "—",
         "sources": "源张量（在 torch {torch} 上实测）：",
         "layout": "{name}，{layout}：",
-        "messages": "每条报错信息的第一句：",
+        "messages": "各条报错信息，照 torch 的原文（多行或含路径的信息只取第一句）：",
         "message": "：",
         "grad_fn": "grad_fn",
         "saves": "保存的张量",
@@ -325,6 +326,8 @@ class ViewTable(_TableDirective):
             self.warn("view table: a source with one layout", problem)
         for problem in view_ops.column_layout_problems():
             self.warn("view table: a non-contiguous source", problem)
+        for problem in view_ops.view_source_problems():
+            self.warn("view table: a source that is a view", problem)
         what = (self.arguments or ["views"])[0]
         if what == "notes":
             return self.notes(table, table_notes.VIEW_NOTES)
@@ -346,6 +349,8 @@ class SavedTable(_TableDirective):
         table, language = saved_table(), self.env.config.language
         for problem in saved_ops.failures(table):
             self.warn("saved table: probe failed", problem)
+        for problem in saved_ops.input_problems():
+            self.warn("saved table: an input", problem)
         if (self.arguments or [""])[0] == "notes":
             return self.notes(table, table_notes.SAVED_NOTES)
         return [*build_inputs(language), build_saved_table(table, language)]

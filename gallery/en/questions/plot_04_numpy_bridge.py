@@ -227,9 +227,9 @@ assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.d
 )
 
 # %%
-# On a dense CPU tensor (not a nested one) of no more dimensions than NumPy allows (64 in NumPy 2, 32 in NumPy 1)
-# and of a dtype NumPy has, with neither the conjugate nor the negative bit set, and outside a function transformed by
-# ``torch.func``, the suggested ``detach().numpy()`` returns an array over the tensor's own memory, and so does
+# On a dense CPU tensor (not a nested one) of no more dimensions than NumPy allows (64 in NumPy 2, the NumPy of
+# the site's build) and of a dtype NumPy has, with neither the conjugate nor the negative bit set, and outside a
+# function transformed by ``torch.func``, the suggested ``detach().numpy()`` returns an array over the tensor's own memory, and so does
 # ``numpy(force=True)``: neither copies. (With one of those bits set, ``detach().numpy()`` raises and
 # ``numpy(force=True)`` copies: see below. On a tensor of more dimensions, both raise ``ValueError``, and so does
 # ``np.asarray``. On a ``bfloat16`` or
@@ -869,8 +869,8 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # tensor a function receives inside ``torch.func.vmap`` or ``torch.func.grad``, ``detach().numpy()``,
 # ``numpy(force=True)`` and ``np.asarray`` raise; what follows is about other tensors,
 # outside a function transformed by ``torch.func``. For a dense CPU tensor of no more dimensions than NumPy allows
-# (64 in NumPy 2, 32 in NumPy 1; on one of more, ``detach().numpy()``, ``numpy(force=True)`` and ``np.asarray`` raise
-# ``ValueError``) and an array of the same dtype,
+# (64 in NumPy 2, the NumPy of the site's build; on one of more, ``detach().numpy()``, ``numpy(force=True)`` and
+# ``np.asarray`` raise ``ValueError``) and an array of the same dtype,
 # ``detach().numpy()``,
 # ``numpy(force=True)``, ``torch.from_numpy``, ``torch.as_tensor`` and ``torch.asarray`` (the last two unless
 # their ``device=`` argument names a device other than ``"cpu"``, even ``"cpu:0"``, or, given no ``device=``, a

@@ -219,7 +219,7 @@ assert message == "Can't call numpy() on Tensor that requires grad. Use tensor.d
 )
 
 # %%
-# 对 CPU 上 dtype 在 NumPy 里有对应、维数不超过 NumPy 上限（NumPy 2 是 64，NumPy 1 是 32）的稠密张量（不是嵌套张量），只要没有设置共轭位（conjugate bit）或负号位（negative bit），并且不在经 ``torch.func`` 变换的函数里，提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存，``numpy(force=True)``
+# 对 CPU 上 dtype 在 NumPy 里有对应、维数不超过 NumPy 上限（本站构建所用的 NumPy 2 是 64）的稠密张量（不是嵌套张量），只要没有设置共轭位（conjugate bit）或负号位（negative bit），并且不在经 ``torch.func`` 变换的函数里，提示里的 ``detach().numpy()`` 返回的数组用的就是张量自己的内存，``numpy(force=True)``
 # 也一样：两者都不复制。（设置了其中一个位时，``detach().numpy()`` 会报错，``numpy(force=True)`` 会复制，见下文。对维数超过这个上限的张量，两者都会抛出 ``ValueError``，``np.asarray`` 也一样。对 ``bfloat16`` 或 float8 张量，以及用 ``to_sparse()`` 得到的稀疏张量，两者都会抛出 ``TypeError``；对嵌套张量、定义了 ``__torch_dispatch__`` 的张量子类的实例（没有定义它的子类不受影响），以及函数在 ``torch.func.vmap`` 或 ``torch.func.grad`` 里收到的张量，两者也都会报错。）
 # :fact:`detach-numpy-needs-plain-dense`
 view = a.detach().numpy()
@@ -798,6 +798,6 @@ assert not shares(w, w.detach().numpy().copy()), "the same line copies a tensor 
 # 小结
 # ----
 #
-# 对嵌套张量、定义了 ``__torch_dispatch__`` 的张量子类的实例，以及函数在 ``torch.func.vmap`` 或 ``torch.func.grad`` 里收到的张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错；下面说的是其他张量，且都在经 ``torch.func`` 变换的函数之外。对 CPU 上维数不超过 NumPy 上限（NumPy 2 是 64，NumPy 1 是 32）的稠密张量（维数更多时，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会抛出 ``ValueError``）和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy``、
+# 对嵌套张量、定义了 ``__torch_dispatch__`` 的张量子类的实例，以及函数在 ``torch.func.vmap`` 或 ``torch.func.grad`` 里收到的张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错；下面说的是其他张量，且都在经 ``torch.func`` 变换的函数之外。对 CPU 上维数不超过 NumPy 上限（本站构建所用的 NumPy 2 是 64）的稠密张量（维数更多时，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会抛出 ``ValueError``）和 dtype 相同的数组，``detach().numpy()``、``numpy(force=True)``、``torch.from_numpy``、
 # ``torch.as_tensor`` 和 ``torch.asarray`` 都共享内存（后两者在其 ``device=`` 参数指定了 ``"cpu"`` 以外的设备时除外，即使是 ``"cpu:0"``；不给 ``device=`` 时，设置了 ``"cpu"`` 以外的默认设备也除外；``torch.asarray`` 遇到 0 维数组也会复制）；张量不需要梯度时，``np.asarray`` 也共享内存。``torch.tensor`` 和 ``np.array`` 会复制。非空的翻转数组、字节序与本机不同的数组、步长不是元素大小整数倍的数组（例如由一个 ``float32`` 和一个 ``int8`` 组成的紧凑记录的 ``float32`` 字段），以及 NumPy 的 ``ulonglong`` 类型（dtype 字符 ``"Q"``，尽管其 dtype 是 ``uint64``）的数组，构造函数 ``torch.from_numpy``、``torch.as_tensor``、``torch.tensor`` 和 ``torch.asarray`` 都会拒绝（在 torch 2.13.0 上，``torch.from_dlpack`` 遇到字节序与本机相同、dtype 受 DLPack 支持、沿元素不止一个的维翻转的数组，会让进程中止）：翻转数组和这种字段，先用 NumPy 复制（翻转数组也可以改在 torch 里翻转）；字节序与本机不同的数组，要用 ``array.astype(array.dtype.newbyteorder("="))`` 转成本机字节序，因为 NumPy 复制时保留原来的字节序；``ulonglong`` 数组则先用 ``view`` 看作 ``np.uint64``。对稀疏张量，``detach().numpy()``、``numpy(force=True)`` 和 ``np.asarray`` 都会报错。``numpy()`` 和 ``np.asarray`` 只在 ``torch.is_grad_enabled()`` 为 ``True`` 时才拒绝需要梯度的张量（在 ``torch.inference_mode()`` 里用 ``torch.enable_grad()`` 打开后也算）：单用 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 时，它们共享张量的内存，通过数组的写入不会被版本计数器（version counter）记下。换 dtype 也会复制，而 ``bfloat16`` 张量在 NumPy 里根本没有对应的 dtype。对设置了共轭位或负号位的张量，``numpy()``
 # 和 ``np.asarray`` 会报错，``numpy(force=True)`` 会复制。（GPU 张量的情况见上面的框。）经由共享数组的写入，实实在在地改了张量，自动求导却毫不知情。要么先复制再写，要么在 torch 里修改，让版本计数器看得见。
