@@ -2,7 +2,8 @@
 shared memory seen across a fork, and the worker processes of a ``DataLoader``. Each forks its processes (a fork copies
 no file and needs nothing pickled). Also the decide page's NumPy entry: ``share_memory_()``, a queue's feeder
 thread and pickling for spawn leave an array taken before behind, unless the tensor is a non-leaf that requires grad,
-which is not sent at all (no child process). Registered on import by :mod:`tensorfacts.facts`, whose
+which is not sent at all (no child process). And the ``SIGCHLD`` handler a ``DataLoader`` installs when it
+starts its first worker, and at no later one. Registered on import by :mod:`tensorfacts.facts`, whose
 docstring says what a fact is.
 """
 
@@ -325,3 +326,52 @@ def _forked_child_needs_one_thread() -> Fact:
                 f"set_num_threads(1): {plain}, {one_thread}; parent's tensor: {seen['parent']}"
                 f"{'; ' + seen['error'] if 'error' in seen else ''}; DataLoader worker's torch.get_num_threads(): "
                 f"{worker_threads}")
+
+
+def _load_in_one_worker() -> None:
+    """Read the 4 items of ``_WorkerIds`` through a ``DataLoader`` with one forked worker."""
+    for _ in torch.utils.data.DataLoader(_WorkerIds(), batch_size=None, num_workers=1,
+                                         multiprocessing_context="fork", timeout=30):
+        pass
+
+
+def _no_handler(signum, frame) -> None:
+    """A ``SIGCHLD`` handler of this module's own, put in place before a second ``DataLoader`` starts."""
+
+
+@fact("dataloader-sigchld-handler-once", {
+    "en": "In this process's main thread, with torch's record that a DataLoader installed its SIGCHLD handler "
+          "cleared (torch.utils.data._utils.signal_handling._SIGCHLD_handler_set, an internal flag) and the default "
+          "SIGCHLD handler in place: a DataLoader with one worker (start method fork, batch_size=None) that reads "
+          "4 items leaves a handler of torch.utils.data._utils.signal_handling in place; with a handler of another "
+          "module then put in place, a second such DataLoader leaves that handler as it is. The flag and the "
+          "handler are put back after.",
+    "zh_CN": "在本进程的主线程里，清掉 torch 记录 DataLoader 已装好 SIGCHLD 处理函数的标志"
+             "（torch.utils.data._utils.signal_handling._SIGCHLD_handler_set，内部标志），并换上默认的 SIGCHLD "
+             "处理函数：一个只有一个 worker（fork 方式启动，batch_size=None）的 DataLoader 读完 4 个数据项后，"
+             "装上的是 torch.utils.data._utils.signal_handling 的处理函数；再换上别的模块的处理函数，"
+             "第二个同样的 DataLoader 读完后，这个处理函数原样留着。标志和处理函数最后都恢复原样。",
+})
+def _dataloader_sigchld_handler_once() -> Fact:
+    import signal
+
+    from torch.utils.data._utils import signal_handling
+
+    was_set, before = signal_handling._SIGCHLD_handler_set, signal.getsignal(signal.SIGCHLD)
+    try:
+        signal_handling._SIGCHLD_handler_set = False
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _load_in_one_worker()
+        first = signal.getsignal(signal.SIGCHLD)
+        signal.signal(signal.SIGCHLD, _no_handler)
+        _load_in_one_worker()
+        later = signal.getsignal(signal.SIGCHLD)
+    finally:
+        signal_handling._SIGCHLD_handler_set = was_set
+        signal.signal(signal.SIGCHLD, before)
+    installed = getattr(first, "__module__", None) == signal_handling.__name__
+    kept = later is _no_handler
+    return Fact(installed and kept,
+                f"SIGCHLD handler after the first DataLoader: {getattr(first, '__qualname__', first)} of "
+                f"{getattr(first, '__module__', None)}; after the second, with _no_handler put in place before it: "
+                f"{getattr(later, '__qualname__', later)}")

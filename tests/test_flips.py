@@ -295,6 +295,19 @@ def _loader_in_the_parent():
     return stack
 
 
+def _sigchld_handler_at_every_worker():
+    """A ``DataLoader`` that installs its ``SIGCHLD`` handler whenever it starts workers, not only the first time."""
+    from torch.utils.data._utils import signal_handling
+
+    install = signal_handling._set_SIGCHLD_handler
+
+    def install_again() -> None:
+        signal_handling._SIGCHLD_handler_set = False
+        install()
+
+    return mock.patch.object(signal_handling, "_set_SIGCHLD_handler", install_again)
+
+
 #: Changes of torch, each a factory of a context manager (a torch function mode, or a patch).
 MUTANTS = {
     "detach copies": lambda: Override(detach=lambda f, a, k: call(f, a, k).clone()),
@@ -321,6 +334,7 @@ MUTANTS = {
         torch.autograd, "detect_anomaly", lambda *a, **k: contextlib.nullcontext()),
     "DataLoader loads in the parent": _loader_in_the_parent,
     "DataLoader workers keep torch's threads": lambda: mock.patch.object(torch, "set_num_threads", lambda n: None),
+    "DataLoader installs its SIGCHLD handler at every worker start": _sigchld_handler_at_every_worker,
     "reshape() always copies": lambda: Override(reshape=lambda f, a, k: call(f, a, k).clone()),
     ".data shares the version counter": lambda: Override(data=lambda f, a, k: a[0].detach()),
     ".data copies": lambda: Override(data=lambda f, a, k: a[0].clone().detach() if len(a) == 1 else call(f, a, k)),
@@ -476,6 +490,7 @@ FACT_FLIPS = {
     "anomaly-mode-names-forward-call": "anomaly mode records nothing",
     "dataloader-workers-are-processes": "DataLoader loads in the parent",
     "forked-child-needs-one-thread": "DataLoader workers keep torch's threads",
+    "dataloader-sigchld-handler-once": "DataLoader installs its SIGCHLD handler at every worker start",
     "share-memory-leaves-early-array": "share_memory_() does nothing",
     "broadcast-matmul-saves-copy": "matmul broadcasts by views of its operands",
     "version-counter-shared-by-views-and-detach": "detach copies",

@@ -592,7 +592,8 @@ assert torch.multiprocessing.get_sharing_strategy() == "file_descriptor", (
 # leaves none behind. It also undoes the two things the parent process kept: under the default sharing
 # strategy, ``file_descriptor``, sending a tensor through a queue started the listener thread of
 # ``multiprocessing``'s ``resource_sharer`` (``resource_sharer.stop()`` ends it), and ``DataLoader``
-# installs a ``SIGCHLD`` handler when it starts its first worker in a process (put back as it was).
+# installs a ``SIGCHLD`` handler when it starts its first worker from a process's main thread (put back as it
+# was). :fact:`dataloader-sigchld-handler-once`
 
 # sphinx_gallery_start_ignore
 assert mp.get_sharing_strategy() == "file_descriptor" and resource_sharer._resource_sharer._thread.is_alive(), (

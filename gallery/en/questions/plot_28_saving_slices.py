@@ -566,8 +566,9 @@ assert ForkingPickler.dumps(quiet_slice) and quiet_weights.is_shared(), (
 # stacks the rows into a new tensor, so a batch of two rows holds 800 bytes either way. A
 # ``collate_fn`` that does not stack, such as ``list``, sends the
 # rows themselves: each row of a batch of two again reaches this process over the whole storage.
-# ``DataLoader`` installs a ``SIGCHLD`` handler when it starts its first worker in a process; the
-# cell puts back the one it found, and ends the listener thread that sending a shared tensor started (``resource_sharer.stop()``).
+# ``DataLoader`` installs a ``SIGCHLD`` handler when it starts its first worker from a process's main thread;
+# the cell puts back the one it found, and ends the listener thread that sending a shared tensor started
+# (``resource_sharer.stop()``). :fact:`dataloader-sigchld-handler-once`
 
 import signal
 from multiprocessing import resource_sharer
@@ -679,7 +680,9 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # own, and that is all the file holds. Within one call each storage object is written once, so views of
 # one tensor with one dtype, and tied weights, come back sharing memory; saved in separate calls they come back
 # separate, and so, even in one call, do tensors of one dtype that reach the same memory by another route
-# (``torch.from_numpy``, ``torch.from_dlpack``), which in two dtypes raise, as views of one tensor do. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
+# (``torch.from_numpy``, ``torch.from_dlpack``). In two dtypes such a tensor raises, as views of one tensor do,
+# when its storage starts where the tensor's does; one whose storage starts further in, such as
+# ``torch.from_numpy(t[2:].numpy())``, saves. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
 # itself (``batch_size=None``, or a ``collate_fn`` that does not stack, such as ``list``), also sends the whole
 # storage of a view; the queue refuses a non-leaf that requires grad, so send its
 # ``detach()``. A ``meta`` tensor holds no data: a view of one, even saved in one call with another

@@ -555,8 +555,10 @@ assert all(
 #
 # For torch's operations run eagerly, the error needs a node that saved a tensor. A node made by a
 # ``torch.autograd.Function`` whose ``backward`` reads ``ctx.saved_tensors`` raises on a second pass even when it
-# saved no tensor, or only ``None``: a custom ``Function``, and also the node of a function compiled by ``torch.compile``
-# (``CompiledFunctionBackward``) or of ``checkpoint(..., use_reentrant=True)`` (not with ``use_reentrant=False``).
+# saved no tensor, or only ``None``: a custom ``Function``, and also the node of ``checkpoint(..., use_reentrant=True)``
+# (not with ``use_reentrant=False``) or of a function compiled by ``torch.compile`` with ``backend="aot_eager"``
+# (``CompiledFunctionBackward``). With ``backend="eager"``, ``torch.compile`` adds no such node: the compiled
+# function's graph keeps the eager nodes.
 # Eagerly, ``(x + 1).sum()`` saves none: a second ``backward()``
 # runs, and adds the same gradient to ``x.grad`` again, which is why the error shows with some
 # graphs and not others. Below, each operation runs backward twice on a fresh leaf, and the table
@@ -612,9 +614,17 @@ for name_of_node, saves_none in {
         twice_out.backward()
     except RuntimeError as e:
         assert "backward through the graph a second time" in str(e), (
-            "a torch.compile'd (x + 1).sum() and a reentrant checkpoint of it raise on a second pass")
+            "(x + 1).sum() compiled with backend='aot_eager' and a reentrant checkpoint of it raise on a second pass")
     else:
         raise AssertionError("a second backward() through torch.compile or a reentrant checkpoint must raise")
+eager_leaf = torch.ones(3, requires_grad=True)
+eager_out = torch.compile(lambda t: (t + 1).sum(), backend="eager")(eager_leaf)
+assert [type(eager_out.grad_fn).__name__, type(eager_out.grad_fn.next_functions[0][0]).__name__] == [
+    "SumBackward0", "AddBackward0"], "with backend='eager', the compiled (x + 1).sum() keeps the eager nodes"
+eager_out.backward()
+eager_out.backward()
+assert torch.equal(eager_leaf.grad, torch.full((3,), 2.0)), (
+    "with backend='eager', a compiled (x + 1).sum() runs a second pass")
 non_reentrant_leaf = torch.ones(3, requires_grad=True)
 non_reentrant_out = checkpointing.checkpoint(lambda u: (u + 1).sum(), non_reentrant_leaf, use_reentrant=False)
 non_reentrant_out.backward()

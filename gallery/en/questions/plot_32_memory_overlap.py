@@ -456,8 +456,9 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # second mapping of ``data``'s memory: its byte range lies outside ``data``'s, and
 # ``np.shares_memory`` answers ``False`` too, yet the write test reaches ``data``. ``normalize``
 # trusts that ``False`` and normalises ``data`` itself; cloning every batch, with no test, leaves
-# ``data`` as it was. ``DataLoader`` installs a ``SIGCHLD`` handler when it starts its first worker in a
-# process, and none at later ones; the cell puts back the handler it found, and leaves no child running.
+# ``data`` as it was. ``DataLoader`` installs a ``SIGCHLD`` handler when it starts its first worker from a
+# process's main thread, and none at later ones; the cell puts back the handler it found, and leaves no child
+# running. :fact:`dataloader-sigchld-handler-once`
 
 import signal
 

@@ -536,7 +536,7 @@ assert torch.multiprocessing.get_sharing_strategy() == "file_descriptor", (
 # 所有子进程都已结束
 # ------------------
 #
-# ``mp.active_children()`` 列出当前进程仍在运行的子进程。本页不留下任何一个。父进程自己多出的两样东西也要还原：在默认的共享策略 ``file_descriptor`` 下，经队列发送张量时启动了 ``multiprocessing`` 的 ``resource_sharer`` 的监听线程，``resource_sharer.stop()`` 让它结束；``DataLoader`` 在一个进程里第一次启动 worker 时会安装 ``SIGCHLD`` 信号处理函数，这里把原来的放回去。
+# ``mp.active_children()`` 列出当前进程仍在运行的子进程。本页不留下任何一个。父进程自己多出的两样东西也要还原：在默认的共享策略 ``file_descriptor`` 下，经队列发送张量时启动了 ``multiprocessing`` 的 ``resource_sharer`` 的监听线程，``resource_sharer.stop()`` 让它结束；``DataLoader`` 在一个进程的主线程里第一次启动 worker 时会安装 ``SIGCHLD`` 信号处理函数，这里把原来的放回去。:fact:`dataloader-sigchld-handler-once`
 
 # sphinx_gallery_start_ignore
 assert mp.get_sharing_strategy() == "file_descriptor" and resource_sharer._resource_sharer._thread.is_alive(), (

@@ -494,7 +494,7 @@ assert ForkingPickler.dumps(quiet_slice) and quiet_weights.is_shared(), (
 # 返回视图的 ``Dataset``
 # ----------------------
 #
-# ``DataLoader`` 的 worker 用 ``__getitem__`` 的返回值组成每一批，再通过这样的队列发送。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 40 万字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。不做堆叠的 ``collate_fn``，如 ``list``，发送的是各行本身：两行一批时，每一行到达本进程时又都带着整块存储。``DataLoader`` 在一个进程里第一次启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把处理函数恢复成它原来的样子，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。
+# ``DataLoader`` 的 worker 用 ``__getitem__`` 的返回值组成每一批，再通过这样的队列发送。下面的 ``Rows`` 返回 1000×100 矩阵的第 ``i`` 行：不分批（``batch_size=None``）时，每一行到达本进程时都带着整块 40 万字节的存储。改为返回 ``self.data[i].clone()``，就只发送这一行的 400 字节。用默认的分批方式时，worker 把各行堆叠成一个新张量，所以两行一批的张量无论哪种写法都是 800 字节。不做堆叠的 ``collate_fn``，如 ``list``，发送的是各行本身：两行一批时，每一行到达本进程时又都带着整块存储。``DataLoader`` 在一个进程的主线程里第一次启动 worker 时会安装 ``SIGCHLD`` 处理函数，本单元格把处理函数恢复成它原来的样子，并结束发送共享张量时启动的监听线程（``resource_sharer.stop()``）。:fact:`dataloader-sigchld-handler-once`
 
 import signal
 from multiprocessing import resource_sharer
@@ -595,4 +595,4 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # 小结
 # ----
 #
-# 在 CPU 上，``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列、转置或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每个存储对象只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享；经由别的途径（``torch.from_numpy``、``torch.from_dlpack``）落到同一块内存上、dtype 相同的张量，即使在一次调用中保存，加载后也互不共享，dtype 不同则与同一张量的视图一样会报错。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。``meta`` 张量没有数据：它的视图加载回来时偏移为 0，存储只到它的最后一个元素为止，即使与同一张量的另一个视图在一次调用中保存也是如此。
+# 在 CPU 上，``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列、转置或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每个存储对象只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享；经由别的途径（``torch.from_numpy``、``torch.from_dlpack``）落到同一块内存上、dtype 相同的张量，即使在一次调用中保存，加载后也互不共享。dtype 不同时，若这样的张量的存储与原张量的存储起始于同一地址，则与同一张量的视图一样会报错；存储从更靠后的位置开始的，如 ``torch.from_numpy(t[2:].numpy())``，可以保存。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。``meta`` 张量没有数据：它的视图加载回来时偏移为 0，存储只到它的最后一个元素为止，即使与同一张量的另一个视图在一次调用中保存也是如此。

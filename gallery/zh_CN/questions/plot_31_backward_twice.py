@@ -494,7 +494,7 @@ assert all(
 # 可以再跑一遍而不报错的图
 # ------------------------
 #
-# 对即时执行（eager）的 torch 运算，这个报错需要一个保存了张量的节点。由 ``torch.autograd.Function`` 生成、在 ``backward`` 里读取 ``ctx.saved_tensors`` 的节点，即使什么张量都没保存，或只保存了 ``None``，第二遍也会报错：自定义的 ``Function`` 是这样，经 ``torch.compile`` 编译的函数的节点（``CompiledFunctionBackward``）和 ``checkpoint(..., use_reentrant=True)`` 的节点也是这样（``use_reentrant=False`` 的不会）。即时执行时，``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，再往 ``x.grad`` 上累加一次同样的梯度。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
+# 对即时执行（eager）的 torch 运算，这个报错需要一个保存了张量的节点。由 ``torch.autograd.Function`` 生成、在 ``backward`` 里读取 ``ctx.saved_tensors`` 的节点，即使什么张量都没保存，或只保存了 ``None``，第二遍也会报错：自定义的 ``Function`` 是这样，``checkpoint(..., use_reentrant=True)`` 的节点（``use_reentrant=False`` 的不会）和以 ``backend="aot_eager"`` 经 ``torch.compile`` 编译的函数的节点（``CompiledFunctionBackward``）也是这样。用 ``backend="eager"`` 时，``torch.compile`` 不会添加这样的节点：编译后的函数的图里仍是即时执行时的那些节点。即时执行时，``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，再往 ``x.grad`` 上累加一次同样的梯度。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 z = (x + 1).sum()
@@ -542,9 +542,17 @@ for name_of_node, saves_none in {
         twice_out.backward()
     except RuntimeError as e:
         assert "backward through the graph a second time" in str(e), (
-            "a torch.compile'd (x + 1).sum() and a reentrant checkpoint of it raise on a second pass")
+            "(x + 1).sum() compiled with backend='aot_eager' and a reentrant checkpoint of it raise on a second pass")
     else:
         raise AssertionError("a second backward() through torch.compile or a reentrant checkpoint must raise")
+eager_leaf = torch.ones(3, requires_grad=True)
+eager_out = torch.compile(lambda t: (t + 1).sum(), backend="eager")(eager_leaf)
+assert [type(eager_out.grad_fn).__name__, type(eager_out.grad_fn.next_functions[0][0]).__name__] == [
+    "SumBackward0", "AddBackward0"], "with backend='eager', the compiled (x + 1).sum() keeps the eager nodes"
+eager_out.backward()
+eager_out.backward()
+assert torch.equal(eager_leaf.grad, torch.full((3,), 2.0)), (
+    "with backend='eager', a compiled (x + 1).sum() runs a second pass")
 non_reentrant_leaf = torch.ones(3, requires_grad=True)
 non_reentrant_out = checkpointing.checkpoint(lambda u: (u + 1).sum(), non_reentrant_leaf, use_reentrant=False)
 non_reentrant_out.backward()

@@ -401,7 +401,7 @@ assert [same_storage(through_numpy(i), data) for i in (0, 2, 4)] == [True, False
 # 第二次映射：fork 出来的 worker 进程送回的批次
 # ---------------------------------------------
 #
-# 把一个新的 ``data`` 放进共享内存（``share_memory_()``，这是 :ref:`“多进程”那一页 <questions-processes>` 给出的解决办法，让 fork 出来的 worker 进程所做的修改能回到本进程），再用一个 ``DataLoader``，只开一个 fork 出来的 worker 进程，不分批（``batch_size=None``）地送出同样的三个切片。每个批次到达时都是 ``data`` 那块内存的第二次映射：它的字节范围在 ``data`` 的字节范围之外，``np.shares_memory`` 也回答 ``False``，写入测试却写到了 ``data``。``normalize`` 相信这个 ``False``，把 ``data`` 本身归一化了；不做判断、每个批次都克隆，``data`` 就保持原样。``DataLoader`` 在一个进程里第一次启动 worker 时会安装 ``SIGCHLD`` 处理函数，之后再启动就不再安装；本单元格把处理函数恢复成它原来的样子，也不留下还在运行的子进程。
+# 把一个新的 ``data`` 放进共享内存（``share_memory_()``，这是 :ref:`“多进程”那一页 <questions-processes>` 给出的解决办法，让 fork 出来的 worker 进程所做的修改能回到本进程），再用一个 ``DataLoader``，只开一个 fork 出来的 worker 进程，不分批（``batch_size=None``）地送出同样的三个切片。每个批次到达时都是 ``data`` 那块内存的第二次映射：它的字节范围在 ``data`` 的字节范围之外，``np.shares_memory`` 也回答 ``False``，写入测试却写到了 ``data``。``normalize`` 相信这个 ``False``，把 ``data`` 本身归一化了；不做判断、每个批次都克隆，``data`` 就保持原样。``DataLoader`` 在一个进程的主线程里第一次启动 worker 时会安装 ``SIGCHLD`` 处理函数，之后再启动就不再安装；本单元格把处理函数恢复成它原来的样子，也不留下还在运行的子进程。:fact:`dataloader-sigchld-handler-once`
 
 import signal
 

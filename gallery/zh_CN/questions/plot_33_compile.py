@@ -782,7 +782,7 @@ assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not same_storage(r
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    在 GPU 上，默认的后端（inductor）把模型编译成 Triton 内核；包装器、它的参数和带 ``_orig_mod.`` 的键都和上面一样。``mode="reduce-overhead"`` 还会用上 CUDA 图（“CUDAGraph Trees”）：一次运行把输出写进内存，而同一个图的下一次运行会重用这块内存。这时再读之前某次运行留下的输出，就会抛出 ``RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run.`` 要保留的输出，在编译后的函数外面用 ``clone()`` 复制一份（PyTorch 文档：`CUDAGraph Trees <https://docs.pytorch.org/docs/stable/torch.compiler_cudagraph_trees.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+#    在 GPU 上，默认的后端（inductor）把模型编译成 Triton 内核；包装器、它的参数和带 ``_orig_mod.`` 的键都和上面一样。``mode="reduce-overhead"`` 还会用上 CUDA 图（“CUDAGraph Trees”）：一次运行把输出写进内存，而同一个图的下一次运行会重用这块内存。这时再读之前某次运行留下的输出，就会抛出 ``RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run``。要保留的输出，在编译后的函数外面用 ``clone()`` 复制一份（PyTorch 文档：`CUDAGraph Trees <https://docs.pytorch.org/docs/stable/torch.compiler_cudagraph_trees.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
 
