@@ -11,6 +11,7 @@ Imported at the end of :mod:`tensorfacts.facts`, which registers them.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable
 
@@ -293,3 +294,50 @@ def copy_passes_gradient(case: Case) -> dict[str, object]:
     devices=VALUE_DEVICES, narrower=NEEDS_VALUES)
 def _copy_passes_gradient(case: Case) -> dict[str, object]:
     return copy_passes_gradient(case)
+
+
+# --- copy_ keeps the shape of the tensor it writes into -------------------------------------------
+
+#: The modes ``copy_`` is tried in: grad mode on, off, and inside ``torch.inference_mode()``.
+COPY_MODES = {"grad mode on": contextlib.nullcontext, "torch.no_grad()": torch.no_grad,
+              "torch.inference_mode()": torch.inference_mode}
+
+
+def copy_into_keeps_shape(case: Case) -> str:
+    """``a.copy_(torch.ones(shape), non_blocking=...)`` into a fresh ``a`` for each source shape, in each mode of
+    :data:`COPY_MODES`, with ``non_blocking`` off and on: "shape kept" when ``a``'s shape never changed, each source
+    that does not broadcast to it raised RuntimeError, and a source of another shape that broadcasts was copied."""
+    shape = tuple(case.build()[1].shape)
+    broadcasts, refused = (shape, (1,), ()), ((shape[0] + 1, *shape[1:]), (2, *shape), (*shape, 1))
+    wrong, broadcast_ran = [], False
+    for mode_name, mode in COPY_MODES.items():
+        for source in (*broadcasts, *refused):
+            for non_blocking in (False, True):
+                _, a = case.build()
+                with mode():
+                    try:
+                        a.copy_(torch.ones(source), non_blocking=non_blocking)
+                        raised = False
+                    except RuntimeError:
+                        raised = True
+                if tuple(a.shape) != shape or (source in refused and not raised):
+                    wrong.append(f"{mode_name}, a {source} source, non_blocking={non_blocking}: shape "
+                                 f"{tuple(a.shape)}, raised {raised}")
+                broadcast_ran = broadcast_ran or (source != shape and source in broadcasts and not raised)
+    return "shape kept" if not wrong and broadcast_ran else f"broadcast ran: {broadcast_ran}; {wrong[:3]}"
+
+
+@scoped_fact("copy-keeps-destination-shape", {
+    "en": "Into a fresh a, runs a.copy_(torch.ones(shape)) for sources of a's shape, of shape (1,) and 0-d, which "
+          "broadcast to it, and of shapes that do not ((n + 1,), (2, n) and (n, 1) for a of shape (n,)), with "
+          "grad mode on, under torch.no_grad() and inside torch.inference_mode(), with non_blocking False and True: "
+          "a keeps its shape every time, each source that does not broadcast to it raises RuntimeError, and a "
+          "source of another shape that broadcasts is copied at least once.",
+    "zh_CN": "对新建的 a 执行 a.copy_(torch.ones(shape))：源张量的形状有能广播成 a 的形状的"
+             "（与 a 相同、(1,) 和 0 维），也有不能广播的（a 的形状为 (n,) 时取 (n + 1,)、(2, n) 和 (n, 1)）；"
+             "分别在梯度模式下、torch.no_grad() 里和 torch.inference_mode() 里执行，non_blocking 取 False 和 "
+             "True：a 的形状每次都不变，不能广播成它的形状的源张量都抛出 RuntimeError，形状与 a 不同但能广播的"
+             "源张量至少有一次被复制进去。",
+}, lambda case: "shape kept")
+def _copy_into_keeps_shape(case: Case) -> str:
+    return copy_into_keeps_shape(case)

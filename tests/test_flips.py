@@ -92,6 +92,13 @@ def _data_setter_checks_shape(func, args, kwargs):
     return func(*args, **kwargs)
 
 
+def _copy_takes_source_shape(func, args, kwargs):
+    """``a.copy_(src)`` that gives ``a`` the source's shape, as ``a.data = src`` does, instead of broadcasting."""
+    with torch.no_grad():
+        args[0].data = args[1].detach().to(args[0].dtype).clone()
+    return args[0]
+
+
 def _version_zero(func, args, kwargs):
     return 0
 
@@ -319,6 +326,7 @@ MUTANTS = {
     "deepcopy copies only the view": lambda: Override(__deepcopy__=lambda f, a, k: a[0].clone()),
     "to() always copies": lambda: Override(to=lambda f, a, k: call(f, a, k).clone()),
     "p.data = t checks the shape": lambda: Override(data=_data_setter_checks_shape),
+    "copy_ takes its source's shape": lambda: Override(copy_=_copy_takes_source_shape),
     "every tensor has a version counter": lambda: Override(_version=_version_zero),
     "a Parameter's deepcopy keeps grad": _parameter_deepcopy_keeps_grad,
     "cpu() copies": lambda: Override(cpu=lambda f, a, k: call(f, a, k).clone()),
@@ -423,6 +431,7 @@ FACT_FLIPS = {
     "output-savers-save-output": "relu returns a copy",
     "relu-inplace-refused-on-table-x": "in-place relu bypasses autograd",
     "data-setter-checks": "p.data = t checks the shape",
+    "copy-keeps-destination-shape": "copy_ takes its source's shape",
     "leaf-refuses-inplace": "in-place edits bypass autograd",
     "view-inplace-refused-outside-inference-mode": "in-place edits bypass autograd",
     "leaf-view-has-grad-fn-refuses-inplace": "in-place edits bypass autograd",

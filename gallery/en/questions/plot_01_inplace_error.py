@@ -1022,16 +1022,19 @@ def fused_gan_grad():
     fused_score = fused_d(fused_g(torch.ones(4, 2)))
     calculus = torch.autograd.grad(-fused_score.mean(), fused_g.weight, retain_graph=True)[0]
     fused_score.mean().backward(retain_graph=True)
+    before_step = [param._version for param in fused_d.parameters()]
     fused_step.step()
+    counters_kept = [param._version for param in fused_d.parameters()] == before_step
     try:
         after_step = torch.autograd.grad(-fused_score.mean(), fused_g.weight)[0]
     except RuntimeError:
-        return None, calculus
-    return after_step, calculus
+        return None, calculus, counters_kept
+    return after_step, calculus, counters_kept
 
 
-fused_grad, fused_calculus = fused_gan_grad()
-assert fused_grad is not None, "with a fused opt_D, opt_D.step() moves no counter and loss_G.backward() raises nothing"
+fused_grad, fused_calculus, fused_counters_kept = fused_gan_grad()
+assert fused_counters_kept, "with a fused opt_D, opt_D.step() moves the counter of neither D.weight nor D.bias"
+assert fused_grad is not None, "with a fused opt_D, loss_G.backward() raises nothing"
 assert not torch.allclose(fused_grad, fused_calculus), "with a fused opt_D, G's gradient is wrong, with no error"
 # sphinx_gallery_end_ignore
 

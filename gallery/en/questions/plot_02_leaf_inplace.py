@@ -355,7 +355,9 @@ assert torch.is_grad_enabled() and all(leaf and fn is None and v > 0 for leaf, f
 # A new shape: a new layer, not a swap
 # ------------------------------------
 #
-# ``copy_`` cannot change a shape, and ``torch.utils.swap_tensors`` should not be used to:
+# ``copy_`` cannot change the shape of a dense tensor: a source that does not broadcast to that shape
+# raises ``RuntimeError``. :fact:`copy-keeps-destination-shape`
+# ``torch.utils.swap_tensors`` should not be used to change it either:
 # it swaps everything two tensor objects hold (shape, values, even their class)
 # and touches nothing outside them. Below, a layer
 # with 2 outputs has taken one Adam step; swapping in a ``(4, 3)`` weight and a ``(4,)`` bias leaves

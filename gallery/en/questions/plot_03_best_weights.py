@@ -227,8 +227,8 @@ def draw_processes(title, child, **names):
 # from autograd, over the parameters' own storage; a module's dense buffers (``running_mean`` of a ``BatchNorm``
 # layer, for example, or a buffer that requires grad) come out the same way, but a buffer registered with
 # ``persistent=False`` does not come out at all. The checks below cover dense tensors only, not sparse ones.
-# A module that keeps its weights packed, such as the quantized
-# ``torch.ao.nn.quantized.Linear``, holds them neither as parameters nor as buffers. With the
+# The quantized ``torch.ao.nn.quantized.Linear`` keeps its weights packed: with or without a bias,
+# ``qint8`` or ``float16``, it holds them neither as parameters nor as buffers. With the
 # quantized engine of the site's build, ``x86``, its ``state_dict()`` unpacks the weight into new
 # memory at every call, but the bias in the same entry is the module's own tensor, the one
 # ``bias()`` returns: that dict is not a snapshot either.
@@ -264,6 +264,11 @@ import warnings
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)  # recent torch releases call quantized tensors deprecated
     packed = torch.ao.nn.quantized.Linear(2, 1)
+    packed_options = [torch.ao.nn.quantized.Linear(2, 1, bias_=bias, dtype=dtype)
+                      for bias in (True, False) for dtype in (torch.qint8, torch.float16)]
+assert not any([*linear.parameters(), *linear.buffers()] for linear in [packed, *packed_options]), (
+    "a quantized Linear, with or without a bias, qint8 or float16, holds its weights neither as parameters "
+    "nor as buffers")
 assert torch.backends.quantized.engine == "x86", "the site's build quantizes with the x86 engine"
 unpacked = [packed.state_dict()["_packed_params._packed_params"] for _ in range(2)]
 assert unpacked[0][0].is_quantized and not same_storage(unpacked[0][0], unpacked[1][0]), (

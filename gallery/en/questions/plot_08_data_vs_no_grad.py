@@ -492,8 +492,8 @@ for zero_each_step in (False, True):
 # ``torch.strided``, not nested), raises nothing even when the shapes differ: the parameter silently takes the
 # new shape and, from then on, shares ``t``'s memory. A float64 ``t`` is taken too and changes the parameter's
 # dtype. Among the tensors refused are a sparse ``t``, one on ``meta`` and, when the parameter requires grad (the
-# default), an integer or bool ``t`` (for the CPU and a GPU, see the GPU box of
-# :ref:`the check of the article's summary <data-vs-detach-comparison>`).
+# default), an integer or bool ``t``. Whether a ``t`` on a GPU is taken by a parameter on the CPU, and the
+# reverse, is checked in the GPU box of :ref:`the check of the article's summary <data-vs-detach-comparison>`.
 # :fact:`data-setter-checks`
 
 p = torch.nn.Parameter(torch.ones(3))

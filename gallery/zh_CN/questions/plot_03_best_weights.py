@@ -213,7 +213,7 @@ def draw_processes(title, child, **names):
 # ``state_dict()`` 返回的是引用
 # -----------------------------
 #
-# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的稠密缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``，需要梯度的缓冲区也一样；但以 ``persistent=False`` 注册的缓冲区根本不会出现在 ``state_dict()`` 里。下面的检查只针对稠密张量，不涉及稀疏张量。把权重打包保存的模块，例如量化的 ``torch.ao.nn.quantized.Linear``，既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
+# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的稠密缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``，需要梯度的缓冲区也一样；但以 ``persistent=False`` 注册的缓冲区根本不会出现在 ``state_dict()`` 里。下面的检查只针对稠密张量，不涉及稀疏张量。量化的 ``torch.ao.nn.quantized.Linear`` 把权重打包保存：不论有没有偏置，dtype 是 ``qint8`` 还是 ``float16``，它都既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -246,6 +246,11 @@ import warnings
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)  # 较新的 torch 版本称量化张量已弃用
     packed = torch.ao.nn.quantized.Linear(2, 1)
+    packed_options = [torch.ao.nn.quantized.Linear(2, 1, bias_=bias, dtype=dtype)
+                      for bias in (True, False) for dtype in (torch.qint8, torch.float16)]
+assert not any([*linear.parameters(), *linear.buffers()] for linear in [packed, *packed_options]), (
+    "a quantized Linear, with or without a bias, qint8 or float16, holds its weights neither as parameters "
+    "nor as buffers")
 assert torch.backends.quantized.engine == "x86", "the site's build quantizes with the x86 engine"
 unpacked = [packed.state_dict()["_packed_params._packed_params"] for _ in range(2)]
 assert unpacked[0][0].is_quantized and not same_storage(unpacked[0][0], unpacked[1][0]), (

@@ -450,7 +450,7 @@ for zero_each_step in (False, True):
 # ``p.data = t`` 换掉参数背后的张量，连形状一起换
 # -----------------------------------------------
 #
-# 参数在 CPU 上时，把 dtype 与它相同、同样在 CPU 上的稠密张量（布局为 ``torch.strided``，非嵌套）赋给它的 ``.data``，即使形状不同也不会报错：参数悄悄换成新的形状，从此与 ``t`` 共享内存。float64 的 ``t`` 也会被接受，参数的 dtype 随之改变。被拒绝的张量包括稀疏张量 ``t`` 和 ``meta`` 上的 ``t``；参数需要梯度时（默认如此），整数或 bool 的 ``t`` 也会被拒绝；CPU 与 GPU 之间的情况，见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 的 GPU 框。:fact:`data-setter-checks`
+# 参数在 CPU 上时，把 dtype 与它相同、同样在 CPU 上的稠密张量（布局为 ``torch.strided``，非嵌套）赋给它的 ``.data``，即使形状不同也不会报错：参数悄悄换成新的形状，从此与 ``t`` 共享内存。float64 的 ``t`` 也会被接受，参数的 dtype 随之改变。被拒绝的张量包括稀疏张量 ``t`` 和 ``meta`` 上的 ``t``；参数需要梯度时（默认如此），整数或 bool 的 ``t`` 也会被拒绝。GPU 上的 ``t`` 能否赋给 CPU 上的参数，反过来又如何，在 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 的 GPU 框内检查。:fact:`data-setter-checks`
 
 p = torch.nn.Parameter(torch.ones(3))
 t = torch.zeros(5)
