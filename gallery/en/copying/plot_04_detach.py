@@ -7,9 +7,10 @@
 ``a.detach()`` returns a tensor that shares ``a``'s memory but does not
 require grad: for ``a`` of the default strided (dense) layout, a value edit through either one is seen by
 both. This page runs the article's example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
-``transpose_`` raise an error on either tensor. On this torch the detached
+``transpose_`` raise an error on either tensor. On this torch, for ``a`` of that layout, the detached
 tensor accepts all four, and stays linked to its source by one version
-counter; with grad mode on, outside ``torch.inference_mode()``, the source leaf refuses them.
+counter unless ``a`` is an inference tensor; with grad mode on, outside ``torch.inference_mode()``, the source
+leaf refuses them.
 """
 
 # %%
@@ -380,6 +381,40 @@ for call, change in changes.items():
     assert a._version == d._version == 1, f"d.{call} must move the version counter a and d share"
     # sphinx_gallery_end_ignore
 
+# sphinx_gallery_start_ignore
+def detached_results(make_source, grad_mode):
+    results = []
+    for metadata_change in changes.values():
+        detached = make_source().detach()
+        try:
+            with grad_mode():
+                metadata_change(detached)
+        except RuntimeError as e:
+            results.append(str(e))
+        else:
+            results.append(tuple(detached.shape))
+    return results
+
+
+def made_in_inference_mode():
+    with torch.inference_mode():
+        return torch.tensor(values)
+
+
+strided_sources = (
+    lambda: torch.tensor(values, requires_grad=True),
+    lambda: torch.tensor(values, requires_grad=True) * 2,
+    lambda: torch.nn.Parameter(torch.tensor(values)),
+    lambda: torch.tensor([[0.0, 0.0, 0.0], *values], requires_grad=True)[1:],
+    lambda: torch.tensor(values),
+    made_in_inference_mode,
+)
+assert all(detached_results(make_source, grad_mode) == list(expected_shapes.values())
+           for make_source in strided_sources for grad_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode)), (
+    "the detach() of a strided leaf, non-leaf, Parameter, view, tensor that does not require grad or inference tensor "
+    "accepts all four calls, with grad mode on, under no_grad and inside inference_mode")
+# sphinx_gallery_end_ignore
+
 # %%
 # Still one version counter
 # -------------------------
@@ -611,8 +646,8 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    ``Tensor.detach`` docstring still said so in the 2.2 docs.
 #    `pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    ("Always allow tensor metadata changes", August 2022) lifted the
-#    restriction. On this torch all four succeed on the detached tensor
-#    (output above). They change its shape or storage, not ``a``'s, except
+#    restriction. On this torch all four succeed on the detached tensor of an ``a`` of the default strided
+#    layout (output above). They change its shape or storage, not ``a``'s, except
 #    that a ``resize_`` that needs more bytes than their storage holds moves the
 #    memory both use, when that storage is resizable (other storages: see above). The
 #    two tensors keep sharing one version counter, which each of the four calls above moves by one (a

@@ -378,10 +378,13 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # Conclusion
 # ----------
 #
-# ``detach()`` and ``.data`` share the same numbers. Only ``detach()`` also
-# shares the version counter, and that is what lets autograd notice that a
-# tensor it had already saved was then changed by an in-place torch operation
-# on its ``detach()``, and raise instead of returning a wrong gradient. The next
+# For a tensor of the default strided layout made outside ``torch.inference_mode()``, ``detach()`` and
+# ``.data`` share the same numbers, and only ``detach()`` also shares the version counter: that is what lets
+# autograd notice that a tensor it had already saved was then changed by an in-place torch operation
+# on its ``detach()``, and raise instead of returning a wrong gradient. An inference tensor of that layout
+# has no version counter to share: reading its ``_version`` raises, and its ``detach()`` and ``.data``, taken
+# outside the mode, both read 0 after edits made inside it (:ref:`copying-detach`).
+# :fact:`detach-edits-reach-both` The next
 # page checks each point of the article's summary:
 # :ref:`data-vs-detach-comparison`.
 #

@@ -432,7 +432,8 @@ draw_memory("out.mul_(2); via_data[0] = 10.0; via_detach[1] = 20.0", out=out, vi
 # -----------------------------------------------------------
 #
 # Both results have ``requires_grad=False``, no ``grad_fn``, and are leaves.
-# Operations on them are not recorded either. This is what the article means
+# Operations on them alone are not recorded, and no gradient flows back through them: a product with a
+# tensor ``w`` that requires grad is recorded, but its gradient reaches ``w`` only. This is what the article means
 # by "``.data`` cannot be tracked by autograd", and it is just as true of
 # ``detach()``.
 for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
@@ -441,7 +442,12 @@ for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
     print(f"({name} * 2): requires_grad={y.requires_grad}  grad_fn={y.grad_fn}")
     assert not t.requires_grad and t.grad_fn is None and t.is_leaf, f"{name} is a detached leaf"
     # sphinx_gallery_start_ignore
-    assert not y.requires_grad and y.grad_fn is None, f"operations on {name} are not recorded"
+    assert not y.requires_grad and y.grad_fn is None, f"operations on {name} alone are not recorded"
+    w = torch.ones(3, requires_grad=True)
+    product = t * w
+    assert product.grad_fn is not None and [None if g is None else g.tolist() for g in torch.autograd.grad(
+        product.sum(), [w, a], allow_unused=True)] == [t.tolist(), None], (
+        f"{name} * w, with w requiring grad, is recorded, and its gradient reaches w and does not flow back through {name} to a")
     # sphinx_gallery_end_ignore
 
 # %%

@@ -4,7 +4,7 @@
 ``detach()``：同一块内存，脱离计算图
 ====================================
 
-``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：``a`` 是默认 strided（稠密）布局时，通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，detach 得到的张量四种操作全都接受，并始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，源叶子张量（leaf tensor）会拒绝它们。
+``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：``a`` 是默认 strided（稠密）布局时，通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，``a`` 是默认 strided 布局时，detach 得到的张量四种操作全都接受；除非 ``a`` 是推理张量（inference tensor），它还始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，源叶子张量（leaf tensor）会拒绝它们。
 """
 
 # %%
@@ -253,7 +253,7 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # ------------------
 #
 # 换一对新的张量：通过 ``c`` 写入，``a`` 里也看得到。两者还共享一个版本计数器，两个 ``_version``
-# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）对本站检查的各种默认 strided 布局的源张量，修改都双向可见：叶子张量、非叶子张量、``Parameter``、视图（view）、不需要梯度的张量，以及在 ``torch.inference_mode()`` 里修改的推理张量（inference tensor）；除了推理张量，修改还都推进两者共享的那一个计数器：读取这个推理张量或它的切片 ``a[:1]`` 的 ``_version`` 会报错；在模式外对它取的 ``.data`` 和 ``detach()`` 也是推理张量，读取它们的 ``_version`` 却不报错：``a.data._version`` 在修改后读到 0，``detach()`` 则在修改前后都读到 0。在 CPU 上，torch 列出的每种 dtype 也都是这样，其中有整数、bool、复数（包括 ``conj()`` 视图）和量化类型，strided 布局的嵌套张量也一样；不过在 CPU 上，有些 dtype 拒绝某些写入。``int1`` 到 ``int7`` 和 ``uint1`` 到 ``uint7`` 没有 copy 内核：从自身 dtype 或 ``int64`` 的张量 ``copy_``、``fill_`` 和写入一个数的索引写入都抛出 ``NotImplementedError``；通过 ``view(torch.uint8)`` 写入的修改同样让另一个张量看到，并推进两者共享的计数器。bits 类型和 ``float4_e2m1fn_x2`` 可以从自身 dtype 的张量 ``copy_``，这样写入的修改让另一个张量看到，并推进两者共享的计数器，但从 ``int64`` 张量 ``copy_``、``fill_`` 和写入一个数的索引写入都抛出 ``NotImplementedError``。对打包的量化类型 ``quint4x2`` 和 ``quint2x4``，从自身 dtype 的张量 ``copy_``、``fill_`` 和写入一个数的索引写入都抛出 ``NotImplementedError``。稀疏张量可能不同，见小结。:fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
+# 一起增加。（``_version`` 是 torch 的内部属性，本站读它来展示计数器，它在今后的 torch 发行版中可能会变。）对本站检查的各种默认 strided 布局的源张量，修改都双向可见：叶子张量、非叶子张量、``Parameter``、视图（view）、不需要梯度的张量，以及在 ``torch.inference_mode()`` 里修改的推理张量；除了推理张量，修改还都推进两者共享的那一个计数器：读取这个推理张量或它的切片 ``a[:1]`` 的 ``_version`` 会报错；在模式外对它取的 ``.data`` 和 ``detach()`` 也是推理张量，读取它们的 ``_version`` 却不报错：``a.data._version`` 在修改后读到 0，``detach()`` 则在修改前后都读到 0。在 CPU 上，torch 列出的每种 dtype 也都是这样，其中有整数、bool、复数（包括 ``conj()`` 视图）和量化类型，strided 布局的嵌套张量也一样；不过在 CPU 上，有些 dtype 拒绝某些写入。``int1`` 到 ``int7`` 和 ``uint1`` 到 ``uint7`` 没有 copy 内核：从自身 dtype 或 ``int64`` 的张量 ``copy_``、``fill_`` 和写入一个数的索引写入都抛出 ``NotImplementedError``；通过 ``view(torch.uint8)`` 写入的修改同样让另一个张量看到，并推进两者共享的计数器。bits 类型和 ``float4_e2m1fn_x2`` 可以从自身 dtype 的张量 ``copy_``，这样写入的修改让另一个张量看到，并推进两者共享的计数器，但从 ``int64`` 张量 ``copy_``、``fill_`` 和写入一个数的索引写入都抛出 ``NotImplementedError``。对打包的量化类型 ``quint4x2`` 和 ``quint2x4``，从自身 dtype 的张量 ``copy_``、``fill_`` 和写入一个数的索引写入都抛出 ``NotImplementedError``。稀疏张量可能不同，见小结。:fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.detach()
@@ -345,6 +345,40 @@ for call, change in changes.items():
     assert same_storage(a, d) == shares, f"d.{call}: memory must stay shared unless set_"
     assert a._version == d._version == 1, f"d.{call} must move the version counter a and d share"
     # sphinx_gallery_end_ignore
+
+# sphinx_gallery_start_ignore
+def detached_results(make_source, grad_mode):
+    results = []
+    for metadata_change in changes.values():
+        detached = make_source().detach()
+        try:
+            with grad_mode():
+                metadata_change(detached)
+        except RuntimeError as e:
+            results.append(str(e))
+        else:
+            results.append(tuple(detached.shape))
+    return results
+
+
+def made_in_inference_mode():
+    with torch.inference_mode():
+        return torch.tensor(values)
+
+
+strided_sources = (
+    lambda: torch.tensor(values, requires_grad=True),
+    lambda: torch.tensor(values, requires_grad=True) * 2,
+    lambda: torch.nn.Parameter(torch.tensor(values)),
+    lambda: torch.tensor([[0.0, 0.0, 0.0], *values], requires_grad=True)[1:],
+    lambda: torch.tensor(values),
+    made_in_inference_mode,
+)
+assert all(detached_results(make_source, grad_mode) == list(expected_shapes.values())
+           for make_source in strided_sources for grad_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode)), (
+    "the detach() of a strided leaf, non-leaf, Parameter, view, tensor that does not require grad or inference tensor "
+    "accepts all four calls, with grad mode on, under no_grad and inside inference_mode")
+# sphinx_gallery_end_ignore
 
 # %%
 # 仍然共享一个版本计数器
@@ -549,7 +583,7 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    得到的张量执行这些调用，会报错“… is not allowed on a Tensor created from .data or .detach()”；
 #    ``Tensor.detach`` 的说明在 2.2 版的文档里还这样写。
 #    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
-#    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，这四种操作在 detach
+#    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，``a`` 是默认 strided 布局时，这四种操作在 detach
 #    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文）。两个张量始终共享一个版本计数器，上面这四个调用各让它加一（目标形状与 ``d`` 现有形状相同的 ``resize_`` 或 ``resize_as_`` 不改变计数器）。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错；在 ``torch.inference_mode()`` 下，四种调用在它上面都能成功）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
 
 # %%

@@ -384,7 +384,7 @@ draw_memory("out.mul_(2); via_data[0] = 10.0; via_detach[1] = 20.0", out=out, vi
 # ------------------------------------
 #
 # 两个结果都是 ``requires_grad=False``，没有
-# ``grad_fn``，都是叶子张量（leaf tensor）。对它们的运算也不会被记录。原文说“``.data`` 不能被
+# ``grad_fn``，都是叶子张量（leaf tensor）。只对它们做的运算不会被记录，梯度也不会经由它们传回：它们与需要梯度的张量 ``w`` 相乘，乘积会被记录，但梯度只到达 ``w``。原文说“``.data`` 不能被
 # autograd 追踪”，指的就是这一点，而这一点对 ``detach()`` 同样成立。
 for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
     y = t * 2
@@ -392,7 +392,12 @@ for name, t in [("via_data", via_data), ("via_detach", via_detach)]:
     print(f"({name} * 2): requires_grad={y.requires_grad}  grad_fn={y.grad_fn}")
     assert not t.requires_grad and t.grad_fn is None and t.is_leaf, f"{name} is a detached leaf"
     # sphinx_gallery_start_ignore
-    assert not y.requires_grad and y.grad_fn is None, f"operations on {name} are not recorded"
+    assert not y.requires_grad and y.grad_fn is None, f"operations on {name} alone are not recorded"
+    w = torch.ones(3, requires_grad=True)
+    product = t * w
+    assert product.grad_fn is not None and [None if g is None else g.tolist() for g in torch.autograd.grad(
+        product.sum(), [w, a], allow_unused=True)] == [t.tolist(), None], (
+        f"{name} * w, with w requiring grad, is recorded, and its gradient reaches w and does not flow back through {name} to a")
     # sphinx_gallery_end_ignore
 
 # %%
