@@ -23,7 +23,7 @@ import pytest
 from sybil import Sybil
 from sybil.parsers.myst import DocTestDirectiveParser
 
-from tests.gallery_tools import serve, shared_build
+from tests.gallery_tools import once_per_run, serve, shared_build
 from tests.site_audit import ci_strict
 
 ROOT = Path(__file__).resolve().parent
@@ -52,6 +52,17 @@ def site_dir(request) -> Path:
     if reuse:
         return Path(reuse).resolve()
     return shared_build(request, "site")
+
+
+@pytest.fixture(scope="session")
+def fact_results(request) -> dict:
+    """What every named fact gives on this torch, unchanged (``tensorfacts.facts.run_fact``), run once per test
+    run and shared by the tests that read it (the verdicts, the flips' state before a change, the facts page's
+    mini-sites); a test that changes torch or a fact runs the fact itself."""
+    from tensorfacts import facts
+
+    return once_per_run(request, "fact-results",
+                        lambda folder: {fact_id: facts.run_fact(fact_id) for fact_id in sorted(facts.FACTS)})
 
 
 @pytest.fixture(scope="session")

@@ -148,12 +148,14 @@ SHARED_PAGES = {
 
 
 @pytest.fixture(scope="module")
-def mini_site(tmp_path_factory) -> Callable[[str], Mapping[str, str]]:
+def mini_site(tmp_path_factory, fact_results) -> Callable[[str], Mapping[str, str]]:
     """The html of each of :data:`SHARED_PAGES` in a language, built once per test module and language (with
     the claims ledger's extension besides the facts page's), the first time a test asks for it. The build runs
     under its own patch of :func:`run_each_fact_once` (the autouse one is a test's, and ends with it) and sees
-    no test's own patches. Read the pages, do not change them: a test that needs other pages builds its own."""
+    no test's own patches; the facts' results are the run's shared ones (``fact_results`` in conftest.py). Read the
+    pages, do not change them: a test that needs other pages builds its own."""
     sites: dict[str, Mapping[str, str]] = {}
+    _RESULTS.update({(fact_id, facts.FACTS[fact_id]): result for fact_id, result in fact_results.items()})
 
     def html(language: str) -> Mapping[str, str]:
         if language not in sites:
