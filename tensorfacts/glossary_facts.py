@@ -13,7 +13,8 @@ import torch
 import torch.utils.checkpoint
 
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
-from tensorfacts.no_grad_view_facts import GRAD_OFF
+from tensorfacts.inference_grad_on_facts import inplace_edits_in
+from tensorfacts.no_grad_view_facts import GRAD_OFF, OFF_MODES
 from tensorfacts.optimizer_facts import BATCH_NORMS, batch_norm_cases, batch_norms_in
 from tensorfacts.scope import Case
 from tensorfacts.standard_sources import GRAD_SOURCES
@@ -93,6 +94,10 @@ def _clone_requires_grad_in_grad_mode(case: Case) -> dict[str, tuple[bool, str |
     return clone_in_modes(case)
 
 
+#: The grad modes in which an in-place edit is not recorded, by name.
+EDIT_MODES = {name: OFF_MODES[name] for name in ("no_grad", "inference_mode with enable_grad")}
+
+
 @fact("grad-mode-records", {
     "en": "In a new thread torch.is_grad_enabled() is True, whether the thread is started with grad mode on, under "
           "torch.no_grad(), inside torch.inference_mode() or under torch.set_grad_enabled(False); under "
@@ -101,14 +106,26 @@ def _clone_requires_grad_in_grad_mode(case: Case) -> dict[str, tuple[bool, str |
           "and none under torch.no_grad(); of a tensor that does not "
           "require grad it has none. Inside torch.inference_mode() with torch.enable_grad(), is_grad_enabled() is "
           "True, yet a * 2 and a.clone() have no grad_fn and a.to(torch.float64) of a float32 a, a.to(torch.float32) "
-          "of a float64 one, is a leaf.",
+          "of a float64 one, is a leaf. An in-place a.mul_(3) of each of the four, made under torch.no_grad() and "
+          "again inside torch.inference_mode() with torch.enable_grad(), raises nothing and moves a._version by one; "
+          "the non-leaf keeps its grad_fn, the leaf and the Parameter stay leaves with none, and backward() of "
+          "a.sum() then leaves in the leaf's .grad what it leaves when a was never edited (2, not 6, through the "
+          "non-leaf). Made in grad mode, the same edit raises on the leaf, the Parameter and the view (\"a leaf "
+          "Variable\" or \"a view of a leaf Variable that requires grad is being used in an in-place operation\"), "
+          "and on the non-leaf it replaces the grad_fn and backward() leaves 6.",
     "zh_CN": "在新线程里 torch.is_grad_enabled() 为 True，无论线程是在梯度模式下、torch.no_grad() 下、"
              "torch.inference_mode() 里还是 torch.set_grad_enabled(False) 下启动的；在 torch.no_grad() 下为 "
              "False。需要梯度的张量 a（叶子张量、"
              "非叶子张量、Parameter、叶子张量的视图）算出的 "
              "y = a * 2，梯度模式下有 grad_fn，在 torch.no_grad() 下没有；不需要梯度的张量算出的 y 没有 grad_fn。在 "
              "torch.inference_mode() 里用 torch.enable_grad() 时，is_grad_enabled() 为 True，但 a * 2 和 a.clone() "
-             "都没有 grad_fn；float32 的 a 的 a.to(torch.float64)、float64 的 a 的 a.to(torch.float32) 是叶子张量。",
+             "都没有 grad_fn；float32 的 a 的 a.to(torch.float64)、float64 的 a 的 a.to(torch.float32) 是叶子张量。"
+             "在 torch.no_grad() 下，以及在 torch.inference_mode() 里用 torch.enable_grad() 时，对这四种 a 各做一次"
+             "原地的 a.mul_(3)：都不报错，a._version 加一；非叶子张量保留原来的 grad_fn，叶子张量和 Parameter 仍是"
+             "没有 grad_fn 的叶子张量；之后对 a.sum() 调用 backward()，叶子张量的 .grad 与 a 从未被修改时相同（经过"
+             "非叶子张量时是 2，不是 6）。在梯度模式下做同样的修改，叶子张量、Parameter 和视图会报错（“a leaf "
+             "Variable”或“a view of a leaf Variable that requires grad is being used in an in-place operation”），"
+             "非叶子张量的 grad_fn 被替换，backward() 之后是 6。",
 }, TWO_FLOATS)
 def _grad_mode_records() -> Fact:
     default: list[bool] = []
@@ -132,11 +149,18 @@ def _grad_mode_records() -> Fact:
         with torch.inference_mode(), torch.enable_grad():
             inference.append((torch.is_grad_enabled(), (a * 2).grad_fn, a.clone().grad_fn,
                               a.to(torch.float64 if a.dtype == torch.float32 else torch.float32).is_leaf))
+    unrecorded = {name: inplace_edits_in(context) for name, context in EDIT_MODES.items()}
+    leaf = "a leaf Variable that requires grad is being used in an in-place operation"
+    recorded = [leaf, (1, False, False), leaf, "a view of " + leaf] * 2  # leaf, non-leaf, Parameter, view
     return Fact(default == [True] * (1 + len(GRAD_OFF)) and not off and all(records)
-                and inference == [(True, None, None, True)] * len(givens),
+                and inference == [(True, None, None, True)] * len(givens)
+                and unrecorded == dict.fromkeys(EDIT_MODES, [(1, True, True)] * 8)
+                and inplace_edits_in(torch.enable_grad) == recorded,
                 f"default in a new thread started with grad mode on, under {', '.join(GRAD_OFF)}: {default}; "
                 f"under no_grad: {off}; recorded as stated: {records}; inside "
-                f"inference_mode with enable_grad (grad mode, mul's and clone's grad_fn, to() a leaf): {inference}")
+                f"inference_mode with enable_grad (grad mode, mul's and clone's grad_fn, to() a leaf): {inference}; "
+                f"mul_(3) (version moved, grad_fn kept, gradient of the unedited graph): {unrecorded}; "
+                f"in grad mode: {inplace_edits_in(torch.enable_grad)}")
 
 
 #: The start of torch's warning on reading the ``.grad`` of a tensor that is not a leaf.

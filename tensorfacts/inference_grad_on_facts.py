@@ -1,6 +1,9 @@
-"""Named fact on copies and views made inside ``torch.inference_mode()`` with ``torch.enable_grad()`` turning grad mode
+"""Named facts on copies and views made inside ``torch.inference_mode()`` with ``torch.enable_grad()`` turning grad mode
 on there: autograd records nothing, so no gradient reaches the source. It stands behind the behaviour matrix's advice
-on ``a.clone()`` and ``a.view(3)``. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a
+on ``a.clone()`` and ``a.view(3)``. The other, ``inference-leaf-clone-in-graph``, clones an inference tensor that
+requires grad outside the mode, for the glossary's clone and the copying part's introduction.
+:func:`inplace_edits_in` runs an in-place edit in a given grad mode for ``grad-mode-records``
+(:mod:`tensorfacts.glossary_facts`). Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a
 fact is.
 """
 
@@ -55,3 +58,89 @@ def _inference_mode_grad_on_records_no_node() -> Fact:
             wrong.append(f"a.view(3) of the {dtype} {kind}: grad mode on {grad_on}, grad_fn {view_node}, "
                          f"leaf.grad {leaf.grad}")
     return Fact(not wrong, f"not as stated: {wrong or 'none'}")
+
+
+#: The dtypes the clone of an inference leaf that requires grad is run in.
+CLONE_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.complex64)
+
+
+def _inference_leaves(dtype: torch.dtype) -> dict[str, torch.Tensor]:
+    """Inference tensors that require grad, each made inside ``torch.inference_mode()``, by name."""
+    with torch.inference_mode():
+        lin = torch.nn.Linear(3, 2, dtype=dtype)
+        return {"requires_grad_()": torch.ones(3, dtype=dtype).requires_grad_(),
+                "requires_grad=True": torch.ones(3, dtype=dtype, requires_grad=True),
+                "Parameter": torch.nn.Parameter(torch.ones(3, dtype=dtype)),
+                "Linear.weight": lin.weight, "Linear.bias": lin.bias}
+
+
+@fact("inference-leaf-clone-in-graph", {
+    "en": "Makes inference tensors that require grad inside torch.inference_mode(): torch.ones(3).requires_grad_(), "
+          "torch.ones(3, requires_grad=True), a Parameter, and the weight and bias of a Linear(3, 2), in float32, "
+          "float64, bfloat16, float16 and complex64. Outside the mode, each is a leaf; with grad mode on, its "
+          "clone(), clone(memory_format=torch.contiguous_format) and clone(memory_format=torch.preserve_format) "
+          "require grad and have a CopyBackwards node (not CloneBackward0), and backward() of torch.real(c * "
+          "2).sum() leaves 2 in every element of the tensor's .grad; its clone() under torch.no_grad(), inside "
+          "torch.inference_mode() and under torch.set_grad_enabled(False) does not require grad and has no node.",
+    "zh_CN": "在 torch.inference_mode() 里做出需要梯度的推理张量：torch.ones(3).requires_grad_()、torch.ones(3, "
+             "requires_grad=True)、一个 Parameter，以及 Linear(3, 2) 的 weight 和 bias，dtype 为 float32、float64、"
+             "bfloat16、float16 和 complex64。在模式外，它们都是叶子张量；梯度模式开着时，它们的 clone()、"
+             "clone(memory_format=torch.contiguous_format) 和 clone(memory_format=torch.preserve_format) 都需要梯度，"
+             "节点是 CopyBackwards（不是 CloneBackward0），对 torch.real(c * 2).sum() 调用 backward() 后，张量的 "
+             ".grad 每个元素都是 2；在 torch.no_grad() 下、torch.inference_mode() 里和 "
+             "torch.set_grad_enabled(False) 下调用 clone()，得到的副本不需要梯度，也没有节点。",
+}, {"en": "the five tensors it names, in five dtypes, on the CPU",
+    "zh_CN": "它列出的五个张量，五种 dtype，在 CPU 上"})
+def _inference_leaf_clone_in_graph() -> Fact:
+    """An inference leaf that requires grad: its clone in grad mode is in the graph (as ``CopyBackwards``) and passes
+    the gradient back to it; with grad mode off, or in inference mode, the clone has no node."""
+    wrong = []
+    off = (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False))
+    for dtype in CLONE_DTYPES:
+        for name, t in _inference_leaves(dtype).items():
+            if not (t.is_inference() and t.requires_grad and t.is_leaf):
+                wrong.append(f"{name} {dtype}: not an inference leaf that requires grad")
+            for form in (None, torch.contiguous_format, torch.preserve_format):
+                t.grad = None
+                c = t.clone() if form is None else t.clone(memory_format=form)
+                node = type(c.grad_fn).__name__
+                torch.real(c * 2).sum().backward()
+                if not (c.requires_grad and node == "CopyBackwards" and torch.equal(t.grad, torch.full_like(t, 2))):
+                    wrong.append(f"{name} {dtype} clone({form or ''}): node {node}, grad {t.grad}")
+            for context in off:
+                with context():
+                    c = t.clone()
+                if c.requires_grad or c.grad_fn is not None:
+                    wrong.append(f"{name} {dtype} clone() with grad mode off: {c.requires_grad}, {c.grad_fn}")
+    return Fact(not wrong, f"not as stated: {wrong or 'none'}")
+
+
+def _edit_source(dtype: torch.dtype, kind: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(root, a), fresh: a leaf that requires grad, that leaf times 2, a Parameter and a view of a leaf (``kind`` 0 to
+    3), the root being the leaf gradients land on."""
+    root = torch.nn.Parameter(torch.ones(4, dtype=dtype)) if kind == 2 else torch.ones(4, dtype=dtype,
+                                                                                        requires_grad=True)
+    return root, (root, root * 2, root, root[1:])[kind]
+
+
+def inplace_edits_in(context) -> list[str | tuple[int, bool, bool]]:
+    """``a.mul_(3)`` made in ``context`` on each source of :func:`_edit_source`, float32 then float64: the error's first
+    sentence, or (how far ``a._version`` moved, whether ``a`` kept its ``grad_fn``, and, after backward of ``a.sum()``,
+    whether the root's gradient is that of a twin never edited). A view's ``grad_fn`` is rebuilt after any edit of it
+    (grad mode on or off), so for it the middle field says only that it is no leaf."""
+    seen: list[str | tuple[int, bool, bool]] = []
+    for dtype, kind in itertools.product((torch.float32, torch.float64), range(4)):
+        twin_root, twin = _edit_source(dtype, kind)
+        twin.sum().backward()
+        root, a = _edit_source(dtype, kind)
+        node, version = a.grad_fn, a._version
+        try:
+            with context():
+                a.mul_(3)
+        except RuntimeError as exc:
+            seen.append(str(exc).split(".")[0])
+            continue
+        a.sum().backward()
+        seen.append((a._version - version, not a.is_leaf if kind == 3 else a.grad_fn is node,
+                     torch.equal(root.grad, twin_root.grad)))
+    return seen

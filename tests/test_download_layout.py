@@ -2,6 +2,8 @@
 rerun cell are folded in the notebook (JupyterLab's and Colab's keys) and marked off in the ``.py``;
 the reader's cells are left as they are. The built downloads are checked in tests/test_downloads.py."""
 
+from pathlib import Path
+
 import pytest
 from sphinx.errors import ExtensionError
 
@@ -103,3 +105,15 @@ def test_the_script_marks_where_the_helpers_start_and_end_and_keeps_their_code(b
     assert marked.replace("# ==== HELPERS ====\n", "").replace("# ==== END ====\n", "") == text
     assert mark_script(marked, "HELPERS", "END") == marked, "a second pass added a second banner"
     assert mark_script("import torch\n", "HELPERS", "END") == "import torch\n"
+
+
+def test_a_download_links_to_the_documentation_of_the_builds_release_not_the_newest():
+    """The About page says the links to the PyTorch documentation go to the release the build runs: a hand-written
+    "stable" link of a download's text is pinned to it, as the pages' links are."""
+    from tensorcopy_sphinx.torch_links import DOCS_URL, STABLE_URL, inventory, pin_text  # isort: skip
+
+    text = f"# see `Tensor.is_leaf <{STABLE_URL}generated/torch.Tensor.is_leaf.html>`__\n"
+    pinned = pin_text(text)
+    assert STABLE_URL not in pinned
+    assert f"<{DOCS_URL.format(version=inventory()[0])}generated/torch.Tensor.is_leaf.html>" in pinned
+    assert "pin_text(" in Path(download_layout.__file__).read_text(encoding="utf-8")

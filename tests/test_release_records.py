@@ -14,7 +14,7 @@ import yaml
 from editions import CODES
 from sitetools.releases import record as releases
 from sitetools.releases import records as release_records
-from sitetools.releases.checks import run_page
+from sitetools.releases.checks import MISSING, run_page
 from tests.test_web_workflow import actionlint_errors, schema_errors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -315,13 +315,28 @@ def test_the_releases_page_says_which_releases_changed_between_names_as_the_code
             "record was taken, that record's results for it are counted and shown as they ran") in en
     zh = _releases_page("zh_CN")
     assert ("“变化发生在”一列给出两个版本：检查结果为“不同”“不可用”“出错”或“未运行”的最新版本，"
-            "以及在它之后第一个与本次构建结果相同的版本（本次构建所用的 torch 也算在内）。") in zh
+            "以及在它之后第一个与本次构建结果相同的版本（本次构建所用的 torch 也算在内）；") in zh
     assert "如果页面的检查或代码在某次记录之后改过，那次记录就不显示这个页面的旧结果" in zh
     assert "事实和页面一样处理：记录用事实所运行代码（它的函数以及它调用的本站代码）的摘要写明每条事实的代码" in zh
     assert ("检查或代码在记录之后改过的页面，列在“记录”一节的第一个表格下面。在写明每条事实代码的记录之后加入或改过的"
             "事实，也列在那里；对没有写明任何事实代码的记录，那里改用一句话说明它的事实一律不计。最后列在那里的，"
             "是代码在记录之后加入或改过的说法和计算出来的表格。") in zh
     assert "说法和表格则不排除：如果某条说法的检查或某个表格的探测代码在某次记录之后改过" in zh
+
+
+def test_the_releases_page_names_the_errors_not_available_stands_for_and_the_still_differs_cell():
+    """"Not available" is any error of ``MISSING`` (or a ``TypeError`` for an unexpected keyword): each edition names
+    every one of them, and says what the "Changed between" cell reads when no later release gives this build's
+    result (``still``)."""
+    for lang, missing_words in (("en", "is *not available* raised an"), ("zh_CN", "“不可用”表示检查抛出了")):
+        page = " ".join(_releases_page(lang).split())
+        sentence = page[page.index(missing_words):][:400]
+        for error in (*MISSING, TypeError):
+            assert f"`{error.__name__}`" in sentence, f"{lang}: the releases page does not name {error.__name__}"
+        still = _release_table().WORDS[lang]["still"]
+        assert f"“{still}”" in page or f'"{still}"' in page, f"{lang}: the releases page does not explain {still!r}"
+    assert "an unexpected keyword argument" in " ".join(_releases_page("en").split())
+    assert "意外的关键字参数" in _releases_page("zh_CN")
 
 
 def test_the_chinese_releases_page_links_to_pages_by_their_own_titles():

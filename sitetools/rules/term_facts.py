@@ -13,7 +13,8 @@ from __future__ import annotations
 #: (copy, shallow copy, autograd, memory leak ...); ``tests/test_glossary_and_decisions.py`` names them.
 CHECKED_BY: dict[str, tuple[str, ...]] = {
     "张量": ("dense-tensor-reads-storage-by-layout",),
-    "克隆": ("clone-requires-grad-in-grad-mode", "grad-mode-records", "clone-of-no-grad-view-passes-no-gradient"),
+    "克隆": ("clone-requires-grad-in-grad-mode", "inference-leaf-clone-in-graph", "grad-mode-records",
+           "clone-of-no-grad-view-passes-no-gradient"),
     "存储": ("view-write-shows-in-both", "view-shares-base-storage", "dense-tensor-reads-storage-by-layout"),
     "共享内存": ("shared-memory-seen-across-processes",),
     "视图": ("view-write-shows-in-both",),
@@ -23,7 +24,7 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
            "from-dlpack-aborts-on-flipped-array"),
     "版本计数器": ("inplace-ops-raise-version", "version-counter-catches-saved-edit"),
     "需要梯度": ("grad-mode-records", "inference-tensor-requiring-grad"),
-    "梯度模式": ("grad-mode-records",), "梯度": ("leaf-grad-accumulates",),
+    "梯度模式": ("grad-mode-records", "inference-mode-grad-on-records-no-node"), "梯度": ("leaf-grad-accumulates",),
     "叶子张量": ("leaf-grad-accumulates", "clone-of-no-grad-view-passes-no-gradient",
              "no-grad-view-operations-pass-no-gradient", "inference-tensor-requiring-grad",
              "inference-module-forward-by-layer", "inference-module-trains-when-rebuilt"),

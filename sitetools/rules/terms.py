@@ -139,7 +139,7 @@ TERMS: tuple[Term, ...] = (
          define_zh="让 Python 名字指向另一个对象，原来的张量本身不受影响。"),
     Term("版本计数器", "version counter, `_version`", "questions-version-counter", also=("版本号",),
          gloss="version counter",
-         define_en="A count on a tensor (`_version`) that `add_` and most other in-place operations raise; autograd "
+         define_en="A count on a tensor (`_version`) that `add_` and most other in-place operations move up; autograd "
                    "reads it to see that a tensor it saved changed.",
          define_zh="张量上的一个计数（`_version`），`add_` 等大多数原地操作都会推进它；"
                    "自动求导靠比较它发现自己保存的张量被改过。"),
@@ -232,7 +232,7 @@ TERMS: tuple[Term, ...] = (
          define_zh="根据梯度原地更新参数的对象，可能还为每个参数保存状态。"),
     Term("fused 优化器", "fused optimizer, `fused=True`", "questions-version-counter",
          define_en="An optimizer built with `fused=True` (`Adagrad`, `Adam`, `AdamW` and `SGD` accept it), whose "
-                   "`step()` updates the parameters without raising their version counters.",
+                   "`step()` updates the parameters without moving their version counters.",
          define_zh="用 `fused=True` 构造的优化器（`Adagrad`、`Adam`、`AdamW` 和 `SGD` 接受这个参数），"
                    "它的 `step()` 更新参数，却不推进参数的版本计数器。"),
     Term("目标网络", "target network", "questions-target-networks",

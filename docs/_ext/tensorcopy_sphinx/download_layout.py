@@ -13,7 +13,9 @@ After the other extensions have written the downloads (before they are zipped), 
 - in the ``.py``, puts a banner line before and after the helpers' code, so a reader sees where they
   start and where the page's own code goes on (a script cannot call a function defined further down,
   so they stay where the page needs them; the rerun cell reads the page from the file itself and is
-  short).
+  short);
+- in both, points every link to the PyTorch documentation of the newest release ("stable") at that of the
+  build's release, as the pages' links are (``tensorcopy_sphinx.torch_links``).
 
 The titles are in the page's language (message catalog). A page that draws without a helper cell, or
 a download without its rerun cell, fails the build, naming it.
@@ -31,6 +33,7 @@ from sphinx.errors import ExtensionError
 from tensorcopy_sphinx.gallery_figures import HELPERS_MARK, HELPERS_START
 from tensorcopy_sphinx.rerun_cell import PY_MARKER, TAG, TITLE
 from tensorcopy_sphinx.theme_i18n import translated
+from tensorcopy_sphinx.torch_links import pin_text
 
 HELPERS_TITLE = "Drawing helpers (matplotlib): they draw this page's pictures"
 HELPERS_END = "End of the drawing helpers: the page goes on below"
@@ -99,12 +102,15 @@ def _layout(app: Sphinx, env, docnames) -> None:
     for notebook in sorted(gallery.rglob("plot_*.ipynb")):
         data = json.loads(notebook.read_text(encoding="utf-8"))
         fold_notebook(data, helpers_title, rerun_title, str(notebook.relative_to(gallery)), notes)
+        for cell in data["cells"]:
+            source = cell["source"]
+            cell["source"] = pin_text(source) if isinstance(source, str) else [pin_text(line) for line in source]
         notebook.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     for script in sorted(gallery.rglob("plot_*.py")):
         text = script.read_text(encoding="utf-8")
         if PY_MARKER not in text:
             raise ExtensionError(f"{script.relative_to(gallery)}: the download has no rerun cell")
-        marked = mark_script(text, helpers_title, end)
+        marked = pin_text(mark_script(text, helpers_title, end))
         if marked != text:
             script.write_text(marked, encoding="utf-8")
 

@@ -14,7 +14,7 @@ WORDS = {
         "not run": ", {count} not run (their page stopped before them)",
         "no GPU": ", {count} in GPU boxes not run (no GPU)",
         "older": "; {count} ran with older code (see below)",
-        "changes": ("Check", "Changed between", "What the oldest differing release gave"),
+        "changes": ("Check", "Changed between", "What the oldest release where it does not hold gave"),
         "no changes": "Every check held on every recorded release.",
         # (one item, more items): the sentence says how many items its list holds
         "stale all": ("The page below, whose code changed after every record was taken, is checked on torch "
@@ -72,7 +72,7 @@ WORDS = {
         "not run": "，{count} 项未运行（页面在它们之前就停了）",
         "no GPU": "，GPU 框内的 {count} 项未运行（没有 GPU）",
         "older": "；其中 {count} 项运行的是旧代码（见下文）",
-        "changes": ("检查", "变化发生在", "最旧的不同版本给出的结果"),
+        "changes": ("检查", "变化发生在", "检查不成立的最旧版本给出的结果"),
         "no changes": "每项检查在记录的每个版本上都成立。",
         "stale all": "以下 {count} 页的代码在所有记录之后改过，只在 torch {torch} 上运行过：",
         "stale some": "以下 {count} 页的代码在 torch {releases} 的记录之后改过，在这几个版本上没有运行过，"

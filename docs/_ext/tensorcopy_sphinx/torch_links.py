@@ -19,8 +19,9 @@ their own) and a bare name that the page's own code binds as a variable (``view 
 code. Intersphinx resolves each reference; one it leaves unresolved fails the build, naming the page.
 
 A link the prose writes by hand to ``https://docs.pytorch.org/docs/stable/...`` (a notes page, a GPU box's
-source) is pointed at the same release's documentation too (:func:`pinned`): "stable" moves with each
-torch release, and the About page says the links go to the release the build runs.
+source) is pointed at the same release's documentation too (:func:`pinned`), in the downloads as well
+(:func:`pin_text`, which :mod:`tensorcopy_sphinx.download_layout` calls): "stable" moves with each torch release, and
+the About page says the links go to the release the build runs.
 """
 
 from __future__ import annotations
@@ -198,6 +199,12 @@ def pinned(uri: str) -> str:
     if not uri.startswith(STABLE_URL):
         return uri
     return DOCS_URL.format(version=inventory()[0]) + uri.removeprefix(STABLE_URL)
+
+
+def pin_text(text: str) -> str:
+    """``text`` (a download's) with every link to the newest release's documentation pointed at the inventory's
+    release, as :func:`pinned` points the pages' links."""
+    return text.replace(STABLE_URL, DOCS_URL.format(version=inventory()[0]))
 
 
 def _pin(app: Sphinx, doctree: nodes.document) -> None:
