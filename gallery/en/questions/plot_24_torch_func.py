@@ -19,7 +19,8 @@
 ``torch.func`` runs a module or a function on tensors you hand it. This page checks what it
 copies and what it shares: ``functional_call`` uses the tensors of its dict as they are, and the
 module's own for what the dict leaves out (a tensor of the module that the dict replaces is left
-alone, unless its layer sits in the module twice; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
+alone, unless its layer sits in the module twice and the call replaces it under both names, by default or
+with a dict that holds both, and such a dict changes too; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
 the module if not; by default, a weight tied to one in the dict takes the dict's tensor too),
 ``torch.func.grad`` needs no ``requires_grad``, and ``vmap``, as the innermost transform, refuses ``.data`` of a batched tensor and each call
 the page tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It
@@ -562,10 +563,17 @@ else:
 # and the dict holds ``0.weight`` only. By default (``tie_weights=True``), ``1.weight`` takes the
 # dict's tensor too, the gradient of both uses lands in the dict, and ``strict=True`` accepts the
 # dict. With ``tie_weights=False``, ``1.weight`` is the module's own, and ``strict=True`` refuses
-# the dict. A layer that sits in the model twice, ``torch.nn.Sequential(layer, layer)``, is not put
-# back: on torch |torch_version|, after the call ``layer.weight`` is the dict's tensor for
-# ``0.weight``, a plain tensor, and the layer's own parameter is gone from it, whatever ``strict``,
-# ``tie_weights`` and the grad mode.
+# the dict.
+#
+# A layer that sits in the model twice, ``torch.nn.Sequential(layer, layer)``, has its weight under
+# two names, ``0.weight`` and ``1.weight``, and gets it back only with ``tie_weights=False`` and a
+# dict that holds one of the two. On torch |torch_version|, every other call that runs, whatever
+# ``strict`` and the grad mode, leaves ``layer.weight`` the dict's tensor for whichever of the two
+# names the dict lists first, and the layer's own parameter is gone from it. (``strict=True`` with ``tie_weights=False``
+# refuses a dict that holds one name; ``tie_weights=True`` refuses two different tensors for the two
+# names.) A dict that holds both names changes too: at the end of the call ``functional_call`` writes
+# what it swaps out of the module back into the dict you passed, and of the two names, the one the
+# dict lists last then holds the layer's own parameter.
 
 torch.manual_seed(0)
 tied = torch.nn.Sequential(torch.nn.Linear(3, 3, bias=False), torch.nn.Linear(3, 3, bias=False))
@@ -594,6 +602,14 @@ print("layer twice, after: layer.weight is layer_weight:", layer.weight is layer
       " layer.weight is twice_weight:", layer.weight is twice_weight)
 assert layer.weight is twice_weight and not isinstance(layer.weight, torch.nn.Parameter), (
     "a layer that sits in the model twice keeps the dict's tensor after the call")
+layer = torch.nn.Linear(3, 3, bias=False)
+layer_weight, both_names = layer.weight, {"0.weight": torch.randn(3, 3), "1.weight": torch.randn(3, 3)}
+first_weight = both_names["0.weight"]
+functional_call(torch.nn.Sequential(layer, layer), both_names, (batch,), tie_weights=False)
+print("both names, tie_weights=False, after: layer.weight is first_weight:", layer.weight is first_weight,
+      " both_names['1.weight'] is layer_weight:", both_names["1.weight"] is layer_weight)
+assert layer.weight is first_weight and both_names["1.weight"] is layer_weight, (
+    "the layer keeps the dict's first tensor, and the dict passed now holds the layer's own parameter")
 # sphinx_gallery_start_ignore
 assert torch.allclose(tied_weight.grad, grad(lambda v: (batch @ v.T @ v.T).sum())(tied_weight.detach())), (
     "the gradient of both uses of the tied weight lands in the dict's tensor")
@@ -612,25 +628,54 @@ for back_kind, back_module in back_modules.items():
                 back_values = {back_name: back_t.detach().clone() for back_name, back_t in back_own.items()}
                 back_names = back_own if not back_tie else {
                     **dict(back_module.named_parameters()), **dict(back_module.named_buffers())}
+                back_passed = {back_name: back_values[back_name].clone() for back_name in back_names}
+                back_given = dict(back_passed)
                 with torch.set_grad_enabled(back_grad):
-                    functional_call(back_module, {back_name: back_values[back_name].clone() for back_name in back_names},
-                                    (batch,), strict=back_strict, tie_weights=back_tie)
+                    functional_call(back_module, back_passed, (batch,), strict=back_strict, tie_weights=back_tie)
                 back_after = back_module.state_dict(keep_vars=True)
                 assert list(back_after) == list(back_own) and all(
                     back_after[back_name] is back_t and torch.equal(back_t, back_values[back_name])
                     for back_name, back_t in back_own.items()), (
                     f"{back_kind}, strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: after the "
                     "call the module has its own parameter and buffer objects back, unchanged")
-                twice_layer = torch.nn.Linear(3, 3, bias=back_kind == "Linear")
-                twice_model = torch.nn.Sequential(twice_layer, twice_layer)
-                twice_names = twice_model.state_dict() if not back_tie else dict(twice_model.named_parameters())
-                twice_dict = {twice_name: torch.randn_like(twice_t) for twice_name, twice_t in twice_names.items()}
-                with torch.set_grad_enabled(back_grad):
-                    functional_call(twice_model, dict(twice_dict), (batch,), strict=back_strict, tie_weights=back_tie)
-                assert all(dict(twice_layer.named_parameters())[twice_name[2:]] is twice_t and not isinstance(
-                    twice_t, torch.nn.Parameter) for twice_name, twice_t in twice_dict.items() if twice_name[:2] == "0."), (
-                    f"strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: a layer that sits in "
-                    "the model twice keeps the dict's tensors for its first name")
+                assert list(back_passed) == list(back_given) and all(
+                    back_passed[back_name] is back_t for back_name, back_t in back_given.items()), (
+                    f"{back_kind}, strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: the dict "
+                    "passed holds its own tensor objects after the call")
+for twice_keys in (("0.weight",), ("1.weight",), ("0.weight", "1.weight"), ("1.weight", "0.weight")):
+    for twice_same in (False, True):
+        for twice_strict in (False, True):
+            for twice_tie in (True, False):
+                for twice_grad in (True, False):
+                    twice_layer = torch.nn.Linear(3, 3, bias=False)
+                    twice_own, twice_shared = twice_layer.weight, torch.randn(3, 3)
+                    twice_dict = {twice_name: twice_shared if twice_same else torch.randn(3, 3) for twice_name in twice_keys}
+                    twice_given = dict(twice_dict)
+                    twice_refusal = None
+                    try:
+                        with torch.set_grad_enabled(twice_grad):
+                            functional_call(torch.nn.Sequential(twice_layer, twice_layer), twice_dict, (batch,),
+                                            strict=twice_strict, tie_weights=twice_tie)  # fmt: skip
+                    except (RuntimeError, ValueError) as twice_error:
+                        twice_refusal = type(twice_error).__name__
+                    one_name = len(twice_keys) == 1
+                    assert twice_refusal == ("RuntimeError" if twice_strict and not twice_tie and one_name else "ValueError"
+                                             if twice_tie and not one_name and not twice_same else None), (
+                        f"dict keys {twice_keys}, one tensor under both names: {twice_same}, strict={twice_strict}, "
+                        f"tie_weights={twice_tie}, grad enabled={twice_grad}: strict=True with tie_weights=False "
+                        "refuses one name, tie_weights=True two different tensors for the two names, and every other "
+                        "call runs")
+                    assert twice_refusal or (twice_layer.weight is twice_own) == (not twice_tie and one_name) and (
+                        twice_layer.weight is twice_own or twice_layer.weight is twice_given[twice_keys[0]]), (
+                        f"dict keys {twice_keys}, one tensor under both names: {twice_same}, strict={twice_strict}, "
+                        f"tie_weights={twice_tie}, grad enabled={twice_grad}: the layer gets its own weight back only "
+                        "with tie_weights=False and one name, else it keeps the dict's tensor for the name it lists first")
+                    assert list(twice_dict) == list(twice_keys) and (
+                        all(twice_dict[twice_name] is twice_t for twice_name, twice_t in twice_given.items()) if one_name
+                        else twice_refusal or twice_dict[twice_keys[-1]] is twice_own), (
+                        f"dict keys {twice_keys}, one tensor under both names: {twice_same}, strict={twice_strict}, "
+                        f"tie_weights={twice_tie}, grad enabled={twice_grad}: a dict with one name keeps its tensor, "
+                        "and after the call a dict with both names holds the layer's own parameter under the name it lists last")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -685,9 +730,12 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ----------
 #
 # ``functional_call`` swaps the dict's tensors into the module for one call and puts the module's
-# own back (but not into a layer that sits in the model twice): no copy either way, so gradients and in-place buffer updates land in the dict (a
+# own back (but not into a layer that sits in the model twice, unless ``tie_weights=False`` and the dict holds one of its
+# names): no copy either way, so gradients and in-place buffer updates land in the dict (a
 # parameter or buffer the dict leaves out is the module's, and its gradient or update lands there; by
-# default, a weight tied to one in the dict takes the dict's tensor).
+# default, a weight tied to one in the dict takes the dict's tensor). At the end of the call it writes what it swapped
+# out back into the dict: for a dict that holds both names of a layer that sits in the model twice, the name it lists
+# last then holds the layer's own parameter.
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. With ``vmap`` as the
 # innermost transform, ``.data`` of a batched tensor raises, and so do the calls that turn a batched tensor into Python numbers or an array
 # (``item()``, ``tolist()``, ``numpy()``, ``np.asarray``) or hand out its memory (``data_ptr()``,

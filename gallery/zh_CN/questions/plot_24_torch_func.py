@@ -16,7 +16,7 @@
           return t.detach() * 2
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
-原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响，除非它所在的层在模块里出现两次；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里；默认情况下，与字典里某个权重共享的权重也用字典里的张量），``torch.func.grad`` 不需要
+原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响，除非它所在的层在模块里出现两次，而且调用在两个名字下都替换了它：默认情况下如此，字典里两个名字都有时也如此，这样的字典本身也会变；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里；默认情况下，与字典里某个权重共享的权重也用字典里的张量），``torch.func.grad`` 不需要
 ``requires_grad``，而 ``vmap`` 作为最内层的变换时，会拒绝批量张量的 ``.data``，本页试过的调用中，凡是要把批量张量变成 Python 数值或数组，或者要交出它的内存的，也都会被拒绝。最后用一个循环训练字典里的参数。
 """
 
@@ -524,7 +524,9 @@ else:
 # 共享权重跟随字典
 # ----------------
 #
-# 这里第二层的权重就是第一层的权重，和 :ref:`“共享权重”那一页 <questions-tied-weights>` 的情形一样，字典里只有 ``0.weight``。默认情况下（``tie_weights=True``），``1.weight`` 也用字典里的张量，两处使用的梯度都落在字典里，``strict=True`` 也接受这个字典。``tie_weights=False`` 时，``1.weight`` 用的是模块自己的权重，``strict=True`` 会拒绝这个字典。在模型里出现两次的层，比如 ``torch.nn.Sequential(layer, layer)``，不会被换回：在 torch |torch_version| 上，调用结束后 ``layer.weight`` 就是字典里 ``0.weight`` 对应的张量，只是普通的 ``Tensor``，这一层自己的参数不见了；无论 ``strict`` 和 ``tie_weights`` 取什么值，在哪种梯度模式（grad mode）下，都是如此。
+# 这里第二层的权重就是第一层的权重，和 :ref:`“共享权重”那一页 <questions-tied-weights>` 的情形一样，字典里只有 ``0.weight``。默认情况下（``tie_weights=True``），``1.weight`` 也用字典里的张量，两处使用的梯度都落在字典里，``strict=True`` 也接受这个字典。``tie_weights=False`` 时，``1.weight`` 用的是模块自己的权重，``strict=True`` 会拒绝这个字典。
+#
+# 在模型里出现两次的层，比如 ``torch.nn.Sequential(layer, layer)``，它的权重有两个名字：``0.weight`` 和 ``1.weight``。只有在 ``tie_weights=False`` 且字典里只有其中一个名字时，这一层才会拿回自己的权重。在 torch |torch_version| 上，其余能运行的调用，无论 ``strict`` 取什么值，在哪种梯度模式（grad mode）下，结束后 ``layer.weight`` 都是两个名字中字典里排在前面的那个对应的张量，这一层自己的参数不见了。（若 ``tie_weights=False``，``strict=True`` 会拒绝只有一个名字的字典；若 ``tie_weights=True``，两个名字对应两个不同张量的字典会被拒绝。）两个名字都有的字典本身也会变：调用结束时，``functional_call`` 把从模块里换出来的张量写回你传入的字典，于是两个名字中排在后面的那个，对应的成了这一层自己的参数。
 
 torch.manual_seed(0)
 tied = torch.nn.Sequential(torch.nn.Linear(3, 3, bias=False), torch.nn.Linear(3, 3, bias=False))
@@ -553,6 +555,14 @@ print("layer twice, after: layer.weight is layer_weight:", layer.weight is layer
       " layer.weight is twice_weight:", layer.weight is twice_weight)
 assert layer.weight is twice_weight and not isinstance(layer.weight, torch.nn.Parameter), (
     "a layer that sits in the model twice keeps the dict's tensor after the call")
+layer = torch.nn.Linear(3, 3, bias=False)
+layer_weight, both_names = layer.weight, {"0.weight": torch.randn(3, 3), "1.weight": torch.randn(3, 3)}
+first_weight = both_names["0.weight"]
+functional_call(torch.nn.Sequential(layer, layer), both_names, (batch,), tie_weights=False)
+print("both names, tie_weights=False, after: layer.weight is first_weight:", layer.weight is first_weight,
+      " both_names['1.weight'] is layer_weight:", both_names["1.weight"] is layer_weight)
+assert layer.weight is first_weight and both_names["1.weight"] is layer_weight, (
+    "the layer keeps the dict's first tensor, and the dict passed now holds the layer's own parameter")
 # sphinx_gallery_start_ignore
 assert torch.allclose(tied_weight.grad, grad(lambda v: (batch @ v.T @ v.T).sum())(tied_weight.detach())), (
     "the gradient of both uses of the tied weight lands in the dict's tensor")
@@ -571,25 +581,54 @@ for back_kind, back_module in back_modules.items():
                 back_values = {back_name: back_t.detach().clone() for back_name, back_t in back_own.items()}
                 back_names = back_own if not back_tie else {
                     **dict(back_module.named_parameters()), **dict(back_module.named_buffers())}
+                back_passed = {back_name: back_values[back_name].clone() for back_name in back_names}
+                back_given = dict(back_passed)
                 with torch.set_grad_enabled(back_grad):
-                    functional_call(back_module, {back_name: back_values[back_name].clone() for back_name in back_names},
-                                    (batch,), strict=back_strict, tie_weights=back_tie)
+                    functional_call(back_module, back_passed, (batch,), strict=back_strict, tie_weights=back_tie)
                 back_after = back_module.state_dict(keep_vars=True)
                 assert list(back_after) == list(back_own) and all(
                     back_after[back_name] is back_t and torch.equal(back_t, back_values[back_name])
                     for back_name, back_t in back_own.items()), (
                     f"{back_kind}, strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: after the "
                     "call the module has its own parameter and buffer objects back, unchanged")
-                twice_layer = torch.nn.Linear(3, 3, bias=back_kind == "Linear")
-                twice_model = torch.nn.Sequential(twice_layer, twice_layer)
-                twice_names = twice_model.state_dict() if not back_tie else dict(twice_model.named_parameters())
-                twice_dict = {twice_name: torch.randn_like(twice_t) for twice_name, twice_t in twice_names.items()}
-                with torch.set_grad_enabled(back_grad):
-                    functional_call(twice_model, dict(twice_dict), (batch,), strict=back_strict, tie_weights=back_tie)
-                assert all(dict(twice_layer.named_parameters())[twice_name[2:]] is twice_t and not isinstance(
-                    twice_t, torch.nn.Parameter) for twice_name, twice_t in twice_dict.items() if twice_name[:2] == "0."), (
-                    f"strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: a layer that sits in "
-                    "the model twice keeps the dict's tensors for its first name")
+                assert list(back_passed) == list(back_given) and all(
+                    back_passed[back_name] is back_t for back_name, back_t in back_given.items()), (
+                    f"{back_kind}, strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: the dict "
+                    "passed holds its own tensor objects after the call")
+for twice_keys in (("0.weight",), ("1.weight",), ("0.weight", "1.weight"), ("1.weight", "0.weight")):
+    for twice_same in (False, True):
+        for twice_strict in (False, True):
+            for twice_tie in (True, False):
+                for twice_grad in (True, False):
+                    twice_layer = torch.nn.Linear(3, 3, bias=False)
+                    twice_own, twice_shared = twice_layer.weight, torch.randn(3, 3)
+                    twice_dict = {twice_name: twice_shared if twice_same else torch.randn(3, 3) for twice_name in twice_keys}
+                    twice_given = dict(twice_dict)
+                    twice_refusal = None
+                    try:
+                        with torch.set_grad_enabled(twice_grad):
+                            functional_call(torch.nn.Sequential(twice_layer, twice_layer), twice_dict, (batch,),
+                                            strict=twice_strict, tie_weights=twice_tie)  # fmt: skip
+                    except (RuntimeError, ValueError) as twice_error:
+                        twice_refusal = type(twice_error).__name__
+                    one_name = len(twice_keys) == 1
+                    assert twice_refusal == ("RuntimeError" if twice_strict and not twice_tie and one_name else "ValueError"
+                                             if twice_tie and not one_name and not twice_same else None), (
+                        f"dict keys {twice_keys}, one tensor under both names: {twice_same}, strict={twice_strict}, "
+                        f"tie_weights={twice_tie}, grad enabled={twice_grad}: strict=True with tie_weights=False "
+                        "refuses one name, tie_weights=True two different tensors for the two names, and every other "
+                        "call runs")
+                    assert twice_refusal or (twice_layer.weight is twice_own) == (not twice_tie and one_name) and (
+                        twice_layer.weight is twice_own or twice_layer.weight is twice_given[twice_keys[0]]), (
+                        f"dict keys {twice_keys}, one tensor under both names: {twice_same}, strict={twice_strict}, "
+                        f"tie_weights={twice_tie}, grad enabled={twice_grad}: the layer gets its own weight back only "
+                        "with tie_weights=False and one name, else it keeps the dict's tensor for the name it lists first")
+                    assert list(twice_dict) == list(twice_keys) and (
+                        all(twice_dict[twice_name] is twice_t for twice_name, twice_t in twice_given.items()) if one_name
+                        else twice_refusal or twice_dict[twice_keys[-1]] is twice_own), (
+                        f"dict keys {twice_keys}, one tensor under both names: {twice_same}, strict={twice_strict}, "
+                        f"tie_weights={twice_tie}, grad enabled={twice_grad}: a dict with one name keeps its tensor, "
+                        "and after the call a dict with both names holds the layer's own parameter under the name it lists last")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -641,7 +680,7 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # 小结
 # ----
 #
-# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的（在模型里出现两次的层除外）：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里；默认情况下，与字典里某个权重共享的权重用的是字典里的张量）。``torch.func.grad``
+# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的（在模型里出现两次的层不会换回，除非 ``tie_weights=False`` 且字典里只有它的一个名字）：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里；默认情况下，与字典里某个权重共享的权重用的是字典里的张量）。调用结束时，它把换出来的张量写回字典：对于在模型里出现两次的层，字典里两个名字都有时，排在后面的那个名字随后对应的是这一层自己的参数。``torch.func.grad``
 # 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。``vmap`` 是最内层的变换时，批量张量的 ``.data`` 会报错，把批量张量变成
 # Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
 # 和 ``repr()`` 都能运行。在 ``vmap(grad(f))`` 里，``f`` 中的 ``.data`` 能运行，得到每一行的值，而 ``item()`` 仍会报错。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。
