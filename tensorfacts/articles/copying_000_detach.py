@@ -122,10 +122,11 @@ def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]
               "source here is the article's: a leaf that requires grad. It refuses all four calls, not because "
               "of the detach: outside `torch.inference_mode()`, the two resizes fail because it requires grad "
               "(under `torch.no_grad()` too, and on a non-leaf), `set_` and `transpose_` because it is a leaf "
-              "that requires grad with grad mode on. A non-leaf source, or the leaf under `torch.no_grad()`, "
-              "accepts `set_` and `transpose_` and refuses only the two resizes. Inside "
-              "`torch.inference_mode()`, with or without `torch.enable_grad()`, all four succeed on the leaf and "
-              "on a non-leaf made outside it.",
+              "that requires grad with grad mode on; a view of it is refused them too, though it is not a leaf. "
+              "A non-leaf source that is not a view of a leaf that requires grad, such as "
+              "`a * 2` or a view of it, and under `torch.no_grad()` the leaf or a view of it, accept `set_` and "
+              "`transpose_` and refuse only the two resizes. Inside `torch.inference_mode()`, with or without "
+              "`torch.enable_grad()`, all four succeed on each of these sources made outside it.",
         "zh_CN": "文章写成时这是对的：torch 1.12 及以前，对 `.data` 或 `.detach()` 得到的张量执行这些调用会报错"
                  "“… is not allowed on a Tensor created from .data or .detach()”，`Tensor.detach` 的文档"
                  "在 2.2 版里还这样写。"
@@ -133,10 +134,13 @@ def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]
                  "（“Always allow tensor metadata changes”，2022 年 8 月）取消了这一限制。与示例页面一样，"
                  "这里的源张量沿用原文的写法：需要梯度的叶子张量。它拒绝全部四个调用，原因不在 detach："
                  "在 `torch.inference_mode()` 之外，两个 resize 报错是因为它需要梯度（在 `torch.no_grad()` 下、"
-                 "换成非叶子张量也一样）；`set_` 和 `transpose_` 报错是因为它是需要梯度的叶子张量，而且梯度模式开着。"
-                 "换成非叶子源张量，或者在 `torch.no_grad()` 下，`set_` 和 `transpose_` 都能执行，"
-                 "只有两个 resize 会报错。在 `torch.inference_mode()` 里，不论是否又用了 `torch.enable_grad()`，"
-                 "四个调用在这个叶子张量上和在 inference_mode 之外得到的非叶子张量上都能执行。",
+                 "换成非叶子张量也一样）；`set_` 和 `transpose_` 报错是因为它是需要梯度的叶子张量，而且梯度模式开着；"
+                 "它的视图（view）虽然不是叶子张量，也同样拒绝这两个调用。"
+                 "换成非叶子源张量（例如 `a * 2` 或它的视图，但不能是需要梯度的叶子张量的视图），"
+                 "或者在 `torch.no_grad()` 下换成这个叶子张量或它的视图，`set_` 和 `transpose_` 都能执行，"
+                 "只有两个 resize 会报错。"
+                 "在 `torch.inference_mode()` 里，不论是否又用了 `torch.enable_grad()`，四个调用在 inference_mode "
+                 "之外得到的上述每一种源张量上都能执行。",
     })
 def _detach_metadata_ops_error() -> Result:
     on_c, on_a = _accepted(lambda: torch.ones(2, 3, requires_grad=True))
@@ -148,16 +152,31 @@ def _detach_metadata_ops_error() -> Result:
         def nonleaf():
             return leaf() * 2
 
-        # The resizes fail whenever the source requires grad; set_ and transpose_ only on the leaf in grad mode.
-        for source, grad_mode in (("non-leaf", True), ("leaf", False), ("non-leaf", False)):
-            accepts = _accepted(leaf if source == "leaf" else nonleaf, grad_mode)[1]
-            if accepts != ["set_", "transpose_"]:
+        def leaf_view():
+            return torch.ones(6, requires_grad=True).view(2, 3)
+
+        def nonleaf_view():
+            return (torch.ones(6, requires_grad=True) * 2).view(2, 3)
+
+        def leaf_view_no_grad():
+            base = torch.ones(6, requires_grad=True)
+            with torch.no_grad():
+                return base.view(2, 3)  # a leaf itself, that requires grad through its base
+
+        # The resizes fail whenever the source requires grad; set_ and transpose_ only on the leaf and its
+        # views in grad mode.
+        sources = {"leaf": leaf, "non-leaf": nonleaf, "view of a leaf": leaf_view,
+                   "view of a leaf taken under no_grad": leaf_view_no_grad, "view of a non-leaf": nonleaf_view}
+        for (source, make), grad_mode in itertools.product(sources.items(), (True, False)):
+            accepts = _accepted(make, grad_mode)[1]
+            refused_all = grad_mode and source.startswith(("leaf", "view of a leaf"))
+            if accepts != ([] if refused_all else ["set_", "transpose_"]):
                 raise AssertionError(f"the note is out of date: a {source} source that requires grad "
                                      f"(grad mode {grad_mode}) accepts {accepts}")
         if _accepted(lambda: torch.ones(2, 3))[1] != list(METADATA_CALLS):
             raise AssertionError("the note is out of date: a source that does not require grad refuses a call")
         inference_refused = []
-        for (name, call), make, grad_mode in itertools.product(METADATA_CALLS.items(), (leaf, nonleaf), (False, True)):
+        for (name, call), make, grad_mode in itertools.product(METADATA_CALLS.items(), sources.values(), (False, True)):
             source = make()
             try:
                 with torch.inference_mode(), torch.enable_grad() if grad_mode else contextlib.nullcontext():

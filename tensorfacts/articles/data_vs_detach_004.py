@@ -330,7 +330,7 @@ def _data_unsafe() -> Result:
               "`.detach()` is safer than `.data`, not safe.",
         "zh_CN": "按原话不成立：执行 `backward()` 时，只有当被修改的张量与自动求导在修改之前保存的某个张量"
                  "共享版本计数器时，原地修改才会被发现，比如原文例子里 `sigmoid` 保存的输出。"
-                 "视图（view）和 `.detach()` 都与源张量共享计数器，不分方向，也不论经过多少层：被保存的张量、"
+                 "视图和 `.detach()` 都与源张量共享计数器，不分方向，也不论经过多少层：被保存的张量、"
                  "它的基张量（base tensor）、这两者的视图、它从中 detach 出来的那个张量，"
                  "以及其中任何一个的 `.detach()` 或视图，"
                  "全都共享这个计数器（`loss = (base * base).sum()` 之后，`base[1:].detach().mul_(10)` 和 "

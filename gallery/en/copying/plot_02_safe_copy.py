@@ -371,8 +371,8 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # outside ``torch.inference_mode()``, both raise the same ``RuntimeError`` as ``torch.asarray(a)``.
 # ``requires_grad=False`` silences it too, but given a leaf that requires grad of its own (one made with
 # ``requires_grad=True``, say, or a ``Parameter``), it changes that leaf: ``torch.asarray(a, requires_grad=False)``
-# returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad and is
-# not itself a view (a view made a leaf with ``requires_grad_()`` still counts as one), made by an operation autograd records in grad mode (not, for example, ``detach()``, ``view(dtype)`` or a sparse tensor's
+# returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad, is
+# not an inference tensor and is not itself a view (a view made a leaf with ``requires_grad_()`` still counts as one), made by an operation autograd records in grad mode (not, for example, ``detach()``, ``view(dtype)`` or a sparse tensor's
 # ``indices()``, whose results do not require grad), taken with grad mode off (under ``torch.no_grad()``,
 # ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), is a leaf too, but one that requires grad because
 # its base does: ``torch.asarray(view, requires_grad=False)`` returns
@@ -380,6 +380,9 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # and ``requires_grad=True`` return that view too, but change it as ``view.requires_grad_()`` would (see
 # :ref:`the clone page <copying-clone>`): a clone of it taken afterwards passes it a gradient, which fills its
 # ``.grad``, while without the call its ``.grad`` stays ``None``; ``torch.as_tensor(view)`` leaves it unchanged.
+# A view taken in those ways of an inference tensor that requires grad is a leaf that does not require grad:
+# ``torch.asarray(view)``, ``requires_grad=view.requires_grad`` and ``requires_grad=False`` return it unchanged, and
+# ``requires_grad=True`` raises the ``RuntimeError`` above.
 # Given a non-leaf ``y``,
 # ``torch.asarray(y, requires_grad=False)`` leaves ``y`` as it was (its ``requires_grad`` and its ``grad_fn`` kept) and returns a tensor
 # that shares its memory, outside the graph. The other way round, given a floating-point tensor that does not require
@@ -571,6 +574,31 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
                     off_view.requires_grad), (
                     "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
                     "requires grad returns that view itself, a leaf that still requires grad")
+for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
+    for inference_source in inference_sources:
+        for grad_mode_asked in (torch.enable_grad, torch.no_grad):
+            for take_view in recorded_views:
+                with grad_off():
+                    inference_view = take_view(inference_source)
+                with grad_mode_asked(), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    inference_view_kept = [torch.asarray(inference_view, **asarray_kwargs) for asarray_kwargs in (
+                        {}, {"requires_grad": inference_view.requires_grad}, {"requires_grad": False})]
+                    try:
+                        torch.asarray(inference_view, requires_grad=True)
+                    except RuntimeError as inference_view_error:
+                        assert "Setting requires_grad=True on inference tensor outside InferenceMode" in str(
+                            inference_view_error), (
+                            "on a view of an inference tensor, requires_grad=True raises that it is not allowed "
+                            "outside InferenceMode")
+                    else:
+                        raise AssertionError("torch.asarray(view, requires_grad=True) raises on a view taken with grad "
+                                             "mode off of an inference tensor that requires grad")
+                assert inference_view.is_leaf and not inference_view.requires_grad and all(
+                    returned_view is inference_view for returned_view in inference_view_kept), (
+                    "a view taken with grad mode off of an inference tensor that requires grad is a leaf that does not "
+                    "require grad, and torch.asarray(view), alone or with requires_grad=view.requires_grad or "
+                    "requires_grad=False, returns it unchanged")
 off_view_calls = {  # a call on a view taken with grad mode off, and whether its clone then passes it a gradient
     "torch.asarray(view)": (lambda v: torch.asarray(v), True),
     "requires_grad=view.requires_grad": (lambda v: torch.asarray(v, requires_grad=v.requires_grad), True),
