@@ -24,25 +24,30 @@ from tensorfacts.standard_sources import GRAD_SOURCES
 OTHER_DTYPES = (torch.int64, torch.bool, torch.complex64)
 
 
-def noop_conversions(case: Case) -> tuple[bool, bool | None, bool]:
-    """(``a.to(torch.float32) is a``; on the CPU, ``t.cpu() is t`` for ``a`` and for ``a.detach().to(dtype)`` of
-    each of :data:`OTHER_DTYPES`, None elsewhere; ``t.contiguous() is t`` for each of those tensors, all
-    contiguous)."""
+def noop_conversions(case: Case) -> tuple[bool, bool, bool | None, bool]:
+    """(``a.to(torch.float32) is a``; ``a.type_as(e) is a`` for a float32 ``e`` on a's device (the table's
+    ``a.type_as(torch.empty(0))`` on the CPU); on the CPU, ``t.cpu() is t`` for ``a`` and for
+    ``a.detach().to(dtype)`` of each of :data:`OTHER_DTYPES`, None elsewhere; ``t.contiguous() is t`` for each of
+    those tensors, all contiguous)."""
     _, a = case.build()
     tensors = (a, *(a.detach().to(dtype) for dtype in OTHER_DTYPES))
     on_cpu = all(t.cpu() is t for t in tensors) if a.device.type == "cpu" else None
-    return a.to(torch.float32) is a, on_cpu, all(t.is_contiguous() and t.contiguous() is t for t in tensors)
+    return (a.to(torch.float32) is a, a.type_as(torch.empty(0, dtype=torch.float32, device=a.device)) is a, on_cpu,
+            all(t.is_contiguous() and t.contiguous() is t for t in tensors))
 
 
 @scoped_fact("noop-conversions-return-a", {
-    "en": "Checks that a.to(torch.float32) is a exactly when a is float32; that a.cpu() is a on a CPU tensor; and "
+    "en": "Checks that a.to(torch.float32) is a, and a.type_as(e) is a for an empty float32 e on a's device "
+          "(torch.empty(0) on the CPU), exactly when a is float32; that a.cpu() is a on a CPU tensor; and "
           "that a.contiguous() is a on a contiguous tensor, on every device (meta included); a.cpu() and "
           "a.contiguous() also on a.detach().to(dtype) for int64, bool and complex64.",
-    "zh_CN": "检查 a.to(torch.float32) is a 恰好在 a 是 float32 时成立；CPU 张量的 a.cpu() is a；"
+    "zh_CN": "检查 a.to(torch.float32) is a，以及 e 是 a 所在设备上空的 float32 张量（在 CPU 上即 torch.empty(0)）时的 "
+             "a.type_as(e) is a，两者都恰好在 a 是 float32 时成立；CPU 张量的 a.cpu() is a；"
              "连续张量的 a.contiguous() is a，每种设备上都检查（包括 meta）；a.cpu() 和 a.contiguous() 还在 "
              "int64、bool 和 complex64 的 a.detach().to(dtype) 上检查。",
-}, lambda case: (case.dtype == torch.float32, True if case.device == "cpu" else None, True))
-def _noop_conversions(case: Case) -> tuple[bool, bool | None, bool]:
+}, lambda case: (case.dtype == torch.float32, case.dtype == torch.float32, True if case.device == "cpu" else None,
+                 True))
+def _noop_conversions(case: Case) -> tuple[bool, bool, bool | None, bool]:
     return noop_conversions(case)
 
 

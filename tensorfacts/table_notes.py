@@ -178,8 +178,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`a`. Code must not rely on "
                 "either: call `view()` where it needs a view (it raises rather than copy) and `clone()` where it "
                 "needs a copy. `a.to(torch.float32)` and `a.type_as(torch.empty(0))` on a float32 `a`, "
-                "and `a.data`, share its storage without being views for autograd (`a.to(torch.float32)` "
-                "returns `a` itself), and so does `a.contiguous()` on the contiguous source, which it returns "
+                "and `a.data`, share its storage without being views for autograd (the two conversions "
+                "return `a` itself), and so does `a.contiguous()` on the contiguous source, which it returns "
                 "itself; on the non-contiguous one `a.contiguous()` copies. On both layouts, "
                 "`a.to(torch.float64)` copies, and so does indexing with a list of Python integers or a mask.",
             "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 在源张量的内存上能用步长表示出新形状时"
@@ -192,7 +192,7 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "代码不能依赖其中任何一种结果：需要视图就调用 `view()`（不能给出视图时它会报错，而不是复制），"
                 "需要副本就调用 `clone()`。"
                 "对 float32 的 `a`，`a.to(torch.float32)`、`a.type_as(torch.empty(0))` 以及 `a.data` 都与它共享存储，"
-                "但在自动求导看来不是视图（`a.to(torch.float32)` 返回的就是 `a` 本身）；"
+                "但在自动求导看来不是视图（这两个转换返回的都是 `a` 本身）；"
                 "`a.contiguous()` 对连续的源张量也是这样，返回的就是它本身，对不连续的源张量则会复制。"
                 "`a.to(torch.float64)`、用由 Python 整数组成的列表或掩码做索引，在两种布局下都会复制。",
         },
@@ -262,8 +262,8 @@ SAVED_NOTES: tuple[Advice, ...] = (
                 "`F.log_softmax` 保存的是输出，不是输入，float32、float64 和 bfloat16 的零维、一维、二维输入"
                 "都是如此，表中的 `x` 也一样；"
                 "传了 `dtype=` 的 `F.softmax` 和 `F.log_softmax`，以及在 `x * 1` 这样的非叶子张量上用 "
-                "`inplace=True` 调用、返回修改后的输入的 `F.relu` 也一样（在表中的 `x` 上，"
-                "它是需要梯度的叶子张量（leaf tensor），在梯度模式（grad mode）下这样调用会报错）。",
+                "`inplace=True` 调用、返回修改后的输入的 `F.relu` 也一样。表中的 `x` 是需要梯度的叶子张量"
+                "（leaf tensor），在梯度模式（grad mode）下对它这样调用 `F.relu` 会报错。",
         },
         lambda t: all(_saves(t, code) == (saved_ops.OUTPUT,) for code in _OUTPUT_SAVERS),
         facts=("output-savers-save-output", "relu-inplace-refused-on-table-x"),

@@ -516,8 +516,9 @@ assert torch.allclose(filled["params"][0], torch.full((2,), 0.8)), (
 # State made before ``model.to()``: load it again
 # -----------------------------------------------
 #
-# ``model.double()`` (like ``model.to(dtype)``) converts the parameters: the ``Parameter`` objects
-# stay the same, but their data moves to new memory. The optimizer keeps those objects, but its
+# ``model.double()`` (like ``model.to(dtype)``) converts the parameters to a new floating-point
+# dtype: the ``Parameter`` objects stay the same, but their data moves to new memory (parameters
+# that already have that dtype keep their memory). The optimizer keeps those objects, but its
 # state is not converted: Adam's ``exp_avg`` stays as it was, and here the next ``step()``
 # raises. ``optimizer.load_state_dict`` casts the state tensors it loads (all but the ``step``
 # count) to the dtype of each floating-point parameter, so for a floating-point model loading the
@@ -602,13 +603,18 @@ net(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
 net_optimizer.step()
 assert net_optimizer.state[net.weight]["sum"].dtype == torch.float32, (
     "Adagrad made before model.double(): its state stays float32 after a step")
-net = torch.nn.Linear(2, 1)
-net_params = list(net.parameters())
-net_before = [param.detach() for param in net_params]
-net.to(torch.float64)
-assert all(p is q and p.dtype == torch.float64 and not same_storage(q, old)
-           for p, q, old in zip(net.parameters(), net_params, net_before, strict=True)), (
-    "model.to(dtype) keeps the Parameter objects and moves their data to new memory")
+floats = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+for from_dtype in floats:
+    for to_dtype, convert in ((torch.float64, torch.nn.Module.double), *((d, lambda m, d=d: m.to(d)) for d in floats),
+                              *((d, lambda m, d=d: m.to(dtype=d, non_blocking=True)) for d in floats)):
+        net = torch.nn.Linear(2, 1).to(from_dtype)
+        net_params = list(net.parameters())
+        net_before = [param.detach() for param in net_params]
+        convert(net)
+        assert all(p is q and p.dtype == to_dtype and same_storage(q, old) == (from_dtype == to_dtype)
+                   for p, q, old in zip(net.parameters(), net_params, net_before, strict=True)), (
+            "model.double() and model.to(dtype) keep the Parameter objects and move their data to new memory "
+            "exactly when the floating-point dtype changes")
 net = torch.nn.Linear(2, 1)
 net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
 cpu_weight = net.weight
