@@ -19,7 +19,7 @@ import torch
 
 from tensorfacts.fact_registry import scoped_fact
 from tensorfacts.scope import VALUE_DEVICES, Case, Raised, by_source, values_equal
-from tensorfacts.tensors import same_storage
+from tensorfacts.tensors import SHAPE_ERRORS, same_storage
 
 #: Why a fact that compares values leaves ``meta`` out, in every edition's language.
 NEEDS_VALUES = {
@@ -303,27 +303,38 @@ COPY_MODES = {"grad mode on": contextlib.nullcontext, "torch.no_grad()": torch.n
               "torch.inference_mode()": torch.inference_mode}
 
 
+def _copy_error(a: torch.Tensor, source: tuple[int, ...], mode, non_blocking: bool) -> str | None:
+    """``a.copy_(torch.ones(source), non_blocking=...)`` in ``mode``: None, or the first line of its RuntimeError."""
+    with mode():
+        try:
+            a.copy_(torch.ones(source), non_blocking=non_blocking)
+        except RuntimeError as e:
+            return str(e).splitlines()[0]
+    return None
+
+
 def copy_into_keeps_shape(case: Case) -> str:
     """``a.copy_(torch.ones(shape), non_blocking=...)`` into a fresh ``a`` for each source shape, in each mode of
-    :data:`COPY_MODES`, with ``non_blocking`` off and on: "shape kept" when ``a``'s shape never changed, each source
-    that does not broadcast to it raised RuntimeError, and a source of another shape that broadcasts was copied."""
+    :data:`COPY_MODES`, with ``non_blocking`` off and on: "shape kept" when ``a``'s shape never changed; each source
+    that does not broadcast to it raised RuntimeError, a shape error (:data:`SHAPE_ERRORS`) whenever a source of
+    ``a``'s own shape ran, else a shape error or that source's error; each broadcasting call that returned left ``a``
+    all ones (on a device with values); and one from a source of another shape returned (and wrote) at least once."""
     shape = tuple(case.build()[1].shape)
     broadcasts, refused = (shape, (1,), ()), ((shape[0] + 1, *shape[1:]), (2, *shape), (*shape, 1))
     wrong, broadcast_ran = [], False
     for mode_name, mode in COPY_MODES.items():
-        for source in (*broadcasts, *refused):
-            for non_blocking in (False, True):
+        for non_blocking in (False, True):
+            own_error = _copy_error(case.build()[1], shape, mode, non_blocking)
+            for source in (*broadcasts, *refused):
                 _, a = case.build()
-                with mode():
-                    try:
-                        a.copy_(torch.ones(source), non_blocking=non_blocking)
-                        raised = False
-                    except RuntimeError:
-                        raised = True
-                if tuple(a.shape) != shape or (source in refused and not raised):
+                error = _copy_error(a, source, mode, non_blocking)
+                written = error is None and (a.device.type == "meta" or bool((a == 1).all()))
+                shape_error = error is not None and any(text in error for text in SHAPE_ERRORS)
+                if tuple(a.shape) != shape or (source in refused and not (shape_error or (
+                        own_error is not None and error == own_error))) or (error is None and not written):
                     wrong.append(f"{mode_name}, a {source} source, non_blocking={non_blocking}: shape "
-                                 f"{tuple(a.shape)}, raised {raised}")
-                broadcast_ran = broadcast_ran or (source != shape and source in broadcasts and not raised)
+                                 f"{tuple(a.shape)}, raised {error}, written {written}")
+                broadcast_ran = broadcast_ran or (source != shape and source in broadcasts and written)
     return "shape kept" if not wrong and broadcast_ran else f"broadcast ran: {broadcast_ran}; {wrong[:3]}"
 
 
@@ -331,13 +342,18 @@ def copy_into_keeps_shape(case: Case) -> str:
     "en": "Into a fresh a, runs a.copy_(torch.ones(shape)) for sources of a's shape, of shape (1,) and 0-d, which "
           "broadcast to it, and of shapes that do not ((n + 1,), (2, n) and (n, 1) for a of shape (n,)), with "
           "grad mode on, under torch.no_grad() and inside torch.inference_mode(), with non_blocking False and True: "
-          "a keeps its shape every time, each source that does not broadcast to it raises RuntimeError, and a "
-          "source of another shape that broadcasts is copied at least once.",
+          "a keeps its shape every time; each source that does not broadcast to it raises RuntimeError, with a shape "
+          "error wherever a source of a's own shape is accepted (where that one is refused too, as on a leaf with "
+          "grad mode on, the error may be that refusal); each broadcasting call that returns leaves a all ones (on "
+          "meta, which holds no values, it only returns), and at least one such call copies a source of another "
+          "shape.",
     "zh_CN": "对新建的 a 执行 a.copy_(torch.ones(shape))：源张量的形状有能广播成 a 的形状的"
              "（与 a 相同、(1,) 和 0 维），也有不能广播的（a 的形状为 (n,) 时取 (n + 1,)、(2, n) 和 (n, 1)）；"
              "分别在梯度模式下、torch.no_grad() 里和 torch.inference_mode() 里执行，non_blocking 取 False 和 "
-             "True：a 的形状每次都不变，不能广播成它的形状的源张量都抛出 RuntimeError，形状与 a 不同但能广播的"
-             "源张量至少有一次被复制进去。",
+             "True：a 的形状每次都不变；不能广播成它的形状的源张量都抛出 RuntimeError，凡是与 a 同形状的源张量"
+             "能写入的情形，报的都是形状错误（同形状的源张量也被拒绝时，例如梯度模式下的叶子张量，报的可以是那个"
+             "拒绝的错误）；能广播的源张量只要调用正常返回，a 就全为 1（meta 张量不存放数值，只检查调用正常返回）；"
+             "这样的调用中至少有一次复制的是形状与 a 不同的源张量。",
 }, lambda case: "shape kept")
 def _copy_into_keeps_shape(case: Case) -> str:
     return copy_into_keeps_shape(case)

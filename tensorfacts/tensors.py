@@ -50,6 +50,9 @@ def warning_line(warning: object) -> str:
 
 #: The phrase of the error autograd raises when a saved tensor was edited in place.
 VERSION_ERROR = "modified by an inplace operation"
+#: What torch says when an argument's shape does not broadcast to the tensor an in-place call writes into (the
+#: last on ``meta``).
+SHAPE_ERRORS = ("must match the size of tensor", "doesn't match the broadcast shape", "Attempting to broadcast")
 
 
 def backward_error(loss: torch.Tensor) -> str:

@@ -434,6 +434,7 @@ FACT_FLIPS = {
     "relu-inplace-refused-on-table-x": "in-place relu bypasses autograd",
     "data-setter-checks": "p.data = t checks the shape",
     "copy-keeps-destination-shape": "copy_ takes its source's shape",
+    "index-copy-edit-leaves-x": "indexing returns views",
     "leaf-refuses-inplace": "in-place edits bypass autograd",
     "view-inplace-refused-outside-inference-mode": "in-place edits bypass autograd",
     "leaf-view-has-grad-fn-refuses-inplace": "in-place edits bypass autograd",
