@@ -31,8 +31,9 @@ checks two fixes in a three-step training loop, and counts the calls in a step w
 # Helpers
 # -------
 #
-# ``checkpoint`` is torch's, from ``torch.utils.checkpoint``; every call on this page passes
-# ``use_reentrant=False``, the variant PyTorch recommends. ``versions`` reads the version counters
+# ``checkpoint`` is torch's, from ``torch.utils.checkpoint``; every call in the code shown passes
+# ``use_reentrant=False``, the variant PyTorch recommends, and the hidden checks also run
+# ``use_reentrant=True`` where the text names that variant. ``versions`` reads the version counters
 # of the tensors given (``_version``, an internal attribute of torch).
 
 import copy

@@ -491,7 +491,7 @@ assert compiled_base._version > 0, "the view's base saw the edit too"
 # sphinx_gallery_end_ignore
 
 # %%
-# 自动求导（autograd）看到的版本变化和即时执行模式下一样：在编译后的函数之外（这里是即时执行的 ``w * a``）为反向传播保存下来的张量，作为参数中唯一指向这块内存的张量传入、随后在编译后的函数里被原地修改时，``backward()`` 就会停下来，报出\ :ref:`“原地修改报错”那一页 <questions-inplace-error>` 讲的错误。
+# 自动求导（autograd）看到的版本变化和即时执行模式下一样：在编译后的函数之外（这里是即时执行的 ``w * a``）为反向传播保存下来的张量，随后在编译后的函数里被原地修改，只要它是编译后的函数用到的张量中唯一在它这块存储上的张量对象（这里它是唯一的参数；下面几个单元格会再传入或读取一个），``backward()`` 就会停下来，报出\ :ref:`“原地修改报错”那一页 <questions-inplace-error>` 讲的错误。隐藏检查把上面四种原地操作分别用在那三种输入和一个需要梯度的非叶子张量上，在梯度模式（grad mode）下和 ``torch.no_grad()`` 下各运行一遍。
 
 w = torch.ones(3, requires_grad=True)
 a = torch.arange(3.0)
@@ -506,6 +506,30 @@ except RuntimeError as e:
 else:
     raise AssertionError("backward after a compiled in-place edit of a saved tensor must raise")
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
+# sphinx_gallery_start_ignore
+for saved_edit in (add_one, double, fill_ones, set_first):
+    for saved_kind in ("own", "slice", "transposed", "non-leaf"):
+        for saved_grad_mode in (True, False):
+            torch.compiler.reset()
+            base_saved, w_saved = torch.arange(12.0), torch.ones(4, requires_grad=True)
+            x_saved = {"own": torch.arange(4.0), "slice": base_saved[4:8], "transposed": base_saved.view(3, 4).t()[1],
+                       "non-leaf": w_saved * 2}[saved_kind]
+            y_saved = (w_saved.sum() * x_saved).sum()
+            with torch.set_grad_enabled(saved_grad_mode), warnings.catch_warnings(record=True) as saved_caught:
+                warnings.simplefilter("always")
+                torch.compile(saved_edit, backend="aot_eager")(x_saved)
+            assert all("not a leaf Tensor is being accessed" in str(caught_one.message) for caught_one in saved_caught), (
+                "compiling the edit warns only that it reads the .grad of a non-leaf")
+            try:
+                y_saved.backward()
+            except RuntimeError as e:
+                saved_message = str(e)
+            else:
+                saved_message = "backward() ran"
+            assert "modified by an inplace operation" in saved_message, (
+                "a saved tensor, the only one on its storage the compiled edit uses: backward() raises the in-place "
+                "error, grad mode on or off")
+# sphinx_gallery_end_ignore
 
 # %%
 # 并非每种把内存传进去的方式都是这样。两个不同的张量对象作参数，本身都没有基张量（base tensor），又在同一块存储上共享元素，比如 ``a.detach()`` 和 ``a[1:].detach()``，只要函数两个都用到，函数的修改就会落到 ``a`` 上，但在本次构建的编译调用里，版本计数器一个也不动：``backward()`` 不报错，直接用修改后的 ``a`` 计算 ``w.grad``；即时执行模式下则会报错。
@@ -631,6 +655,86 @@ else:
 # sphinx_gallery_start_ignore
 assert type(view_error).__name__ == "BackendCompilerFailed" and "mixed autograd ._base states" in str(view_error), (
     "the call raises a BackendCompilerFailed about mixed ._base states")
+# sphinx_gallery_end_ignore
+
+# %%
+# 第二个张量对象不一定是参数。下面 ``a`` 是编译后的函数唯一的参数，函数还从全局变量读取 ``g = a.detach()``：在本次构建的编译调用里，修改落到了 ``a`` 上，版本计数器却不动，``backward()`` 直接用修改后的值运行；即时执行模式下则会报错。把 ``a.detach()`` 换成 ``a[1:].detach()``，或者不放在全局变量里，而是放在闭包变量或模块的缓冲区里，结果也一样。用同样的方式拿着有自己存储的别名 ``torch.from_numpy(a.numpy())``，或 ``a`` 的视图 ``a[1:]`` 时，``a._version`` 会增加，``backward()`` 也会报错。
+
+
+def add_one_and_read_g(x):
+    x.add_(1)
+    return g.sum()
+
+
+torch.compiler.reset()
+w = torch.ones(4, requires_grad=True)
+a = torch.arange(4.0)
+y = (w * a).sum()
+g = a.detach()
+torch.compile(add_one_and_read_g, backend="aot_eager")(a)
+y.backward()
+print("compiled: a:", a, " a._version:", a._version, " w.grad:", w.grad)
+assert torch.equal(a, torch.arange(1.0, 5.0)) and a._version == 0 and torch.equal(w.grad, a), (
+    "compiled, a the only argument and g = a.detach() read from a global: the edit reaches a, its version stays, and "
+    "backward() runs on the edited values")
+w = torch.ones(4, requires_grad=True)
+a = torch.arange(4.0)
+y = (w * a).sum()
+g = a.detach()
+add_one_and_read_g(a)
+try:
+    y.backward()
+except RuntimeError as e:
+    print(f"eager:    a: {a}  {type(e).__name__}: {str(e).split(':')[0]}")
+else:
+    raise AssertionError("eager: backward after the same edit must raise")
+# sphinx_gallery_start_ignore
+
+
+def add_one_then_read_held(x):
+    add_one(x)
+    return held.sum()
+
+
+def read_held_then_add_one(x):
+    total = held.sum()
+    add_one(x)
+    return total
+
+
+def in_closure(held_now, read_first):
+    def add_one_and_read_closure(x):
+        total = held_now.sum()
+        add_one(x)
+        return total if read_first else held_now.sum()
+
+    return add_one_and_read_closure
+
+
+class HoldsBuffer(torch.nn.Module):
+    def forward(self, x):
+        add_one(x)
+        return self.held_buffer.sum()
+
+
+for make_held, moves in ((lambda t: t.detach(), False), (lambda t: t[1:].detach(), False),
+                         (lambda t: torch.from_numpy(t.numpy()), True), (lambda t: t[1:], True)):
+    for held_route in ("global", "global read first", "closure", "closure read first", "buffer"):
+        torch.compiler.reset()
+        w_held, a_held = torch.ones(4, requires_grad=True), torch.arange(4.0)
+        y_held = (w_held * a_held).sum()
+        held = make_held(a_held)
+        held_module = HoldsBuffer()
+        held_module.register_buffer("held_buffer", held)
+        held_function = {"global": add_one_then_read_held, "global read first": read_held_then_add_one,
+                         "closure": in_closure(held, False), "closure read first": in_closure(held, True),
+                         "buffer": held_module}[held_route]
+        torch.compile(held_function, backend="aot_eager")(a_held)
+        assert a_held.tolist() == [1.0, 2.0, 3.0, 4.0] and (a_held._version > 0) == moves and backward_outcome(
+            y_held) == ("raises" if moves else "runs"), (
+            "a the only argument, a second tensor read from a global, a closure variable or a buffer: a._version stays "
+            "and backward() runs for a.detach() or a[1:].detach(), and moves with backward() raising for "
+            "torch.from_numpy(a.numpy()) or a[1:]")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -819,4 +923,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 训练的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在用 ``backend="aot_eager"`` 编译的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加（在 ``torch.inference_mode()`` 之外创建该张量、也在它之外调用，且该张量是参数中唯一指向这块内存的张量时），连经由 ``.data`` 的修改也是如此，尽管它在即时执行模式下不推进版本计数器；重新绑定名字则不会。一个编译后的函数如果在同一张图里先为反向传播保存一个张量、再原地修改它，一调用就报错，什么也没有修改（经由 ``.data`` 修改则不报错，``backward()`` 用的是修改后的值）；两者之间有图中断时，修改照常执行，到 ``backward()`` 时才报错。
+# ``torch.compile(model)`` 什么也没有复制：``OptimizedModule`` 拿着 ``model`` 和它的那些 ``Parameter`` 对象本身，所以无论经由哪一个训练，两者都得到了训练，对 ``model`` 训练的几步也改变了 ``compiled`` 的计算结果。它的 ``state_dict()`` 给每一项的名字都加上 ``_orig_mod.`` 前缀，普通模块不认（用 ``strict=False`` 时则是什么都不加载）。``model.state_dict()``、``compiled._orig_mod.state_dict()`` 或去掉前缀的键都加载进了普通模块，经由 ``compiled._orig_mod`` 或 ``model`` 也加载进了编译后的模块（编译后的模块本身不认普通的字典）；``model.compile()`` 则让名字保持了原样。对包装器 ``copy.deepcopy`` 会复制模型。在用 ``backend="aot_eager"`` 编译的函数里，原地操作作用到调用方的张量上，并让它的版本计数器增加（在 ``torch.inference_mode()`` 之外创建该张量、也在它之外调用，且该张量是函数用到的张量中唯一在它这块存储上的张量对象时），连经由 ``.data`` 的修改也是如此，尽管它在即时执行模式下不推进版本计数器；重新绑定名字则不会。同一块存储上还有第二个张量对象在用时，无论它是一起传入的参数，还是从全局变量、闭包变量或模块的缓冲区读取的（比如 ``a.detach()``），版本都可能保持不变，``backward()`` 则用修改后的值运行。一个编译后的函数如果在同一张图里先为反向传播保存一个张量、再原地修改它，一调用就报错，什么也没有修改（经由 ``.data`` 修改则不报错，``backward()`` 用的是修改后的值）；两者之间有图中断时，修改照常执行，到 ``backward()`` 时才报错。

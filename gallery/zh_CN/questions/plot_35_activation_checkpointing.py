@@ -22,7 +22,7 @@
 # 辅助函数
 # --------
 #
-# ``checkpoint`` 是 torch 自带的函数，来自 ``torch.utils.checkpoint``；本页每次调用都传 ``use_reentrant=False``，这是 PyTorch 推荐的实现。``versions`` 读出给定张量的版本计数器（version counter），即 ``_version``，它是 torch 的内部属性。
+# ``checkpoint`` 是 torch 自带的函数，来自 ``torch.utils.checkpoint``；页面展示的代码每次调用都传 ``use_reentrant=False``，这是 PyTorch 推荐的实现；正文提到 ``use_reentrant=True`` 的实现时，隐藏检查也用它运行一遍。``versions`` 读出给定张量的版本计数器（version counter），即 ``_version``，它是 torch 的内部属性。
 
 import copy
 
