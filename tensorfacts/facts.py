@@ -321,6 +321,7 @@ from tensorfacts import (  # noqa: E402, F401
     data_setter_facts,
     detach_data_facts,
     detach_layout_facts,
+    detach_metadata_facts,
     general_facts,
     index_copy_edit_facts,
     index_read_facts,

@@ -414,6 +414,7 @@ FACT_FLIPS = {
     "detach-resize-grow-reallocates": "detach copies",
     "detach-edits-reach-both": "detach copies",
     "detach-edits-reach-both-every-dtype": "detach copies",
+    "detach-metadata-calls-every-dtype": "detach copies",
     "detach-sparse-coo-edit-not-shared": "detach copies",
     "detach-resize-grow-on-borrowed-memory": "detach copies",
     "deepcopy-grad-by-source": ("deepcopy drops grad", "deepcopy shares grad"),

@@ -7,10 +7,11 @@
 ``a.detach()`` returns a tensor that shares ``a``'s memory but does not
 require grad: for ``a`` of the default strided (dense) layout, a value edit through either one is seen by
 both. This page runs the article's example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
-``transpose_`` raise an error on either tensor. On this torch, for ``a`` of that layout, the detached
-tensor accepts all four, and stays linked to its source by one version
-counter unless ``a`` is an inference tensor; with grad mode on, outside ``torch.inference_mode()``, the source
-leaf refuses them.
+``transpose_`` raise an error on either tensor. On this torch, for ``a`` of that layout on the CPU, of any dtype,
+the detached tensor accepts all four, given a tensor of ``a``'s dtype for ``resize_as_`` and ``set_``, except
+``set_`` from a tensor when ``a`` is quantized, which raises ``NotImplementedError``; after each it stays linked to
+its source by one version counter unless ``a`` is an inference tensor; with grad mode on, outside
+``torch.inference_mode()``, the source leaf refuses them. :fact:`detach-metadata-calls-every-dtype`
 """
 
 # %%
@@ -382,17 +383,29 @@ for call, change in changes.items():
     # sphinx_gallery_end_ignore
 
 # sphinx_gallery_start_ignore
+def version_read(t):
+    try:
+        return t._version
+    except RuntimeError as e:
+        return "raises" if "do not track version counter" in str(e) else str(e)
+
+
 def detached_results(make_source, grad_mode):
+    """Per call on ``d``, the ``detach()`` of a fresh source, in this grad mode: the error, or ``d``'s shape after
+    it, then ``(a._version, d._version)`` after it and after a later ``d.set_(torch.zeros(6))``."""
     results = []
     for metadata_change in changes.values():
-        detached = make_source().detach()
+        source = make_source()
+        detached = source.detach()
         try:
             with grad_mode():
                 metadata_change(detached)
+                shape, after_call = tuple(detached.shape), (version_read(source), version_read(detached))
+                changes["set_(torch.zeros(6))"](detached)
         except RuntimeError as e:
             results.append(str(e))
         else:
-            results.append(tuple(detached.shape))
+            results.append((shape, after_call, (version_read(source), version_read(detached))))
     return results
 
 
@@ -407,12 +420,18 @@ strided_sources = (
     lambda: torch.nn.Parameter(torch.tensor(values)),
     lambda: torch.tensor([[0.0, 0.0, 0.0], *values], requires_grad=True)[1:],
     lambda: torch.tensor(values),
-    made_in_inference_mode,
 )
-assert all(detached_results(make_source, grad_mode) == list(expected_shapes.values())
-           for make_source in strided_sources for grad_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode)), (
-    "the detach() of a strided leaf, non-leaf, Parameter, view, tensor that does not require grad or inference tensor "
-    "accepts all four calls, with grad mode on, under no_grad and inside inference_mode")
+grad_modes = (torch.enable_grad, torch.no_grad, torch.inference_mode)
+assert all(detached_results(make_source, grad_mode) == [(shape, (1, 1), (2, 2)) for shape in expected_shapes.values()]
+           for make_source in strided_sources for grad_mode in grad_modes), (
+    "the detach() of a strided leaf, non-leaf, Parameter, view or tensor that does not require grad accepts all four "
+    "calls, with grad mode on, under no_grad and inside inference_mode, and each call, then a later set_ through it, "
+    "moves the version counter it shares with its source")
+assert all([(shape, result[1][0], result[2][0]) for shape, result in zip(expected_shapes.values(), detached_results(
+    made_in_inference_mode, grad_mode), strict=True)] == [(shape, "raises", "raises") for shape in expected_shapes.values()]
+           for grad_mode in grad_modes), (
+    "the detach() of an inference tensor accepts all four calls, with grad mode on, under no_grad and inside "
+    "inference_mode, and reading the inference tensor's _version raises")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -647,10 +666,14 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    `pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    ("Always allow tensor metadata changes", August 2022) lifted the
 #    restriction. On this torch all four succeed on the detached tensor of an ``a`` of the default strided
-#    layout (output above). They change its shape or storage, not ``a``'s, except
+#    layout on the CPU, of any dtype (output above), given a tensor of ``a``'s dtype for ``resize_as_`` and
+#    ``set_``; the one exception is ``set_`` from a tensor when ``a`` is quantized, which raises
+#    ``NotImplementedError`` (``set_`` from a storage, an offset, a size and a stride works)
+#    :fact:`detach-metadata-calls-every-dtype`. They change its
+#    shape or storage, not ``a``'s, except
 #    that a ``resize_`` that needs more bytes than their storage holds moves the
-#    memory both use, when that storage is resizable (other storages: see above). The
-#    two tensors keep sharing one version counter, which each of the four calls above moves by one (a
+#    memory both use, when that storage is resizable (other storages: see above). Unless ``a`` is an inference
+#    tensor, the two tensors keep sharing one version counter, which each of the four calls above moves by one (a
 #    ``resize_`` or ``resize_as_`` to the shape ``d`` already has leaves it as it is). On the
 #    source leaf they raise for two
 #    reasons: the two resizes because it requires grad (under
@@ -669,7 +692,8 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # them in one shared ``_version`` (``apply_``, ``map_`` and
 # ``map2_``, which run a Python function on each value, move no counter, and neither do a step of an optimizer
 # made with ``fused=True`` and the other kernels this site checked, listed on :ref:`questions-version-counter`; other kernels may do the same),
-# a source made inside ``torch.inference_mode()`` (an inference tensor) excepted: reading its ``_version`` raises,
+# an inference tensor excepted, such as a source that ``torch.inference_mode()`` creates in new memory (a view of a
+# normal tensor taken inside the mode by indexing is not one): reading the ``_version`` of such a source raises,
 # while its ``detach()``, taken outside the mode, is an inference tensor too, yet reads 0 before and after such
 # edits made inside the mode; an ``add_`` through it outside the mode reaches the source and moves its counter to 1.
 # On a sparse COO tensor, some in-place edits through either name, among them ``mul_``, ``add_``, ``zero_`` and
@@ -677,7 +701,7 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # both read moves; others, such as ``div_``, reach the other, and on a sparse CSR tensor ``mul_`` and ``zero_``
 # through the detached tensor reach its source.
 # Shape and storage changes on the detached tensor change its
-# shape, not ``a``'s; the two keep sharing one version counter, which each
+# shape, not ``a``'s; unless ``a`` is an inference tensor, the two keep sharing one version counter, which each
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than
 # the storage holds moves it by one as well, and moves ``a``'s memory too, when the storage
 # is resizable (``untyped_storage().resizable()``), as the one torch allocates for a new tensor, a ``clone()``
@@ -691,4 +715,5 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # :fact:`detach-resize-grow-on-borrowed-memory` :fact:`counter-bypass-edits-silent`
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
 # :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
-# :fact:`detach-sparse-coo-edit-not-shared`
+# :fact:`detach-sparse-coo-edit-not-shared` :fact:`inference-mode-new-memory-is-inference`
+# :fact:`inference-mode-views-of-normal-tensor`

@@ -599,7 +599,9 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # ``split()`` or ``chunk()`` on a tensor that requires grad returns its outputs as views
 # that require grad, one or more: three for ``q, k, v = x.chunk(3)``, one for ``x.chunk(1)``. After an in-place edit of
 # one of them through ``detach()``, an operation autograd records refuses every
-# output of that call, before any ``backward()`` (:ref:`copying-add-rebinding`
+# output of that call, before any ``backward()``, whether the source is a leaf or not, and whether the call ran with
+# grad mode on, under ``torch.no_grad()`` or inside ``torch.inference_mode()``, where the message then says the view
+# was created in that mode (:ref:`copying-add-rebinding`
 # shows the same after an edit under ``torch.no_grad()``). Through ``.data`` the
 # edit moves only the version counter of the tensor ``.data`` returns (a counter of
 # its own), not the one the outputs share with their source, and goes unnoticed.
@@ -621,14 +623,21 @@ def times_two_error(t):
     return "no error"
 
 
-for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)), ("chunk", (1,))):
-    for how, take in ((".data", lambda t: t.data), ("detach()", lambda t: t.detach())):
+def edit_first(outputs, take):
+    """Zero the first output through ``take``, then try ``t * 2`` on every output."""
+    edited = take(outputs[0])
+    edited.zero_()
+    return edited, [times_two_error(t) for t in outputs]
+
+
+splits = (("unbind", ()), ("split", (1,)), ("chunk", (3,)), ("chunk", (1,)))
+routes = ((".data", lambda t: t.data), ("detach()", lambda t: t.detach()))
+for split_name, split_args in splits:
+    for how, take in routes:
         x = torch.ones(3, 2, requires_grad=True)
         outputs = getattr(x, split_name)(*split_args)
         q = outputs[0]
-        edited = take(q)
-        edited.zero_()
-        errors = [times_two_error(t) for t in outputs]
+        edited, errors = edit_first(outputs, take)
         call = f"{split_name}({', '.join(map(str, split_args))})"
         print(f"{call:<9} outputs: {len(outputs)}, q = the first, zeroed through {how:<8} x[0] = {x[0].tolist()}"
               f"  q._version={q._version}  edited._version={edited._version}")
@@ -642,6 +651,36 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)),
         assert len(outputs) == (1 if call == "chunk(1)" else 3), "chunk(1) returns one output, the others three"
         assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
         # sphinx_gallery_end_ignore
+
+# sphinx_gallery_start_ignore
+def refused_after_edit(make_source, split_mode, refusal):
+    """Per call and route, on the outputs of a fresh source split in this grad mode: do they all require grad, is
+    each refused, with this message, exactly after an edit through detach(), and does only that edit move their
+    shared counter?"""
+    found = []
+    for split_name_, split_args_ in splits:
+        for how_, take_ in routes:
+            split_source = make_source()
+            with split_mode():
+                split_outputs = {"unbind": torch.unbind, "split": torch.split, "chunk": torch.chunk}[split_name_](
+                    split_source, *split_args_)
+            _, split_errors = edit_first(split_outputs, take_)
+            found.append(all(t.requires_grad and t._version == (how_ == "detach()") for t in split_outputs)
+                         and all((refusal in error and "modified inplace" in error) == (how_ == "detach()")
+                                 for error in split_errors))
+    return found
+
+
+assert all(all(refused_after_edit(make_source, split_mode, refusal))
+           for make_source in (lambda: torch.ones(3, 2, requires_grad=True),
+                               lambda: torch.ones(3, 2, requires_grad=True) * 1)
+           for split_mode, refusal in ((torch.enable_grad, "is a view and its base"),
+                                       (torch.no_grad, "A view was created in no_grad mode"),
+                                       (torch.inference_mode, "A view was created in inference mode"))), (
+    "for a leaf or a non-leaf source split with grad mode on, under no_grad or inside inference_mode, every output "
+    "requires grad, and after an edit through detach() each is refused, by a message naming the mode the view was "
+    "created in, and their counter moves, after one through .data none is and it does not")
+# sphinx_gallery_end_ignore
 
 weight = torch.ones(2, requires_grad=True)
 

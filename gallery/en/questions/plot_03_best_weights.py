@@ -316,6 +316,9 @@ except AttributeError as refusal:
     assert "'torch.dtype' object has no attribute 'detach'" in str(refusal), "the dtype entry has no detach"
 else:
     raise AssertionError("the comprehension on a quantized Linear's state dict must raise AttributeError")
+assert isinstance(packed.state_dict()["_packed_params.dtype"], torch.dtype) and type(
+    packed.state_dict()["_packed_params._packed_params"]) is tuple, (
+    "a quantized Linear's state dict also holds a torch.dtype and a tuple")
 # Deep-copying a quantized tensor warns that TypedStorage is deprecated on recent releases: ignored here.
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)

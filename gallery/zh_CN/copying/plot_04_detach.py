@@ -4,7 +4,7 @@
 ``detach()``：同一块内存，脱离计算图
 ====================================
 
-``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：``a`` 是默认 strided（稠密）布局时，通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，``a`` 是默认 strided 布局时，detach 得到的张量四种操作全都接受；除非 ``a`` 是推理张量（inference tensor），它还始终通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，源叶子张量（leaf tensor）会拒绝它们。
+``a.detach()`` 返回的张量与 ``a`` 共享内存，但不需要梯度：``a`` 是默认 strided（稠密）布局时，通过任何一方修改数值，另一方都看得到。本页先运行原博文的例子，再检验原文的提醒：``resize_``、``resize_as_``、``set_`` 和 ``transpose_`` 无论在哪一方上执行都会报错。在 torch |torch_version| 上，``a`` 是 CPU 上默认 strided 布局的张量时，无论 dtype 是什么，只要 ``resize_as_`` 和 ``set_`` 的参数是 ``a`` 的 dtype 的张量，detach 得到的张量四种操作全都接受；唯一的例外是 ``a`` 为量化张量时，从张量 ``set_`` 会抛出 ``NotImplementedError``。除非 ``a`` 是推理张量（inference tensor），每次调用之后，它仍通过版本计数器（version counter）与源张量相连；在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，源叶子张量（leaf tensor）会拒绝它们。:fact:`detach-metadata-calls-every-dtype`
 """
 
 # %%
@@ -347,17 +347,29 @@ for call, change in changes.items():
     # sphinx_gallery_end_ignore
 
 # sphinx_gallery_start_ignore
+def version_read(t):
+    try:
+        return t._version
+    except RuntimeError as e:
+        return "raises" if "do not track version counter" in str(e) else str(e)
+
+
 def detached_results(make_source, grad_mode):
+    """Per call on ``d``, the ``detach()`` of a fresh source, in this grad mode: the error, or ``d``'s shape after
+    it, then ``(a._version, d._version)`` after it and after a later ``d.set_(torch.zeros(6))``."""
     results = []
     for metadata_change in changes.values():
-        detached = make_source().detach()
+        source = make_source()
+        detached = source.detach()
         try:
             with grad_mode():
                 metadata_change(detached)
+                shape, after_call = tuple(detached.shape), (version_read(source), version_read(detached))
+                changes["set_(torch.zeros(6))"](detached)
         except RuntimeError as e:
             results.append(str(e))
         else:
-            results.append(tuple(detached.shape))
+            results.append((shape, after_call, (version_read(source), version_read(detached))))
     return results
 
 
@@ -372,12 +384,18 @@ strided_sources = (
     lambda: torch.nn.Parameter(torch.tensor(values)),
     lambda: torch.tensor([[0.0, 0.0, 0.0], *values], requires_grad=True)[1:],
     lambda: torch.tensor(values),
-    made_in_inference_mode,
 )
-assert all(detached_results(make_source, grad_mode) == list(expected_shapes.values())
-           for make_source in strided_sources for grad_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode)), (
-    "the detach() of a strided leaf, non-leaf, Parameter, view, tensor that does not require grad or inference tensor "
-    "accepts all four calls, with grad mode on, under no_grad and inside inference_mode")
+grad_modes = (torch.enable_grad, torch.no_grad, torch.inference_mode)
+assert all(detached_results(make_source, grad_mode) == [(shape, (1, 1), (2, 2)) for shape in expected_shapes.values()]
+           for make_source in strided_sources for grad_mode in grad_modes), (
+    "the detach() of a strided leaf, non-leaf, Parameter, view or tensor that does not require grad accepts all four "
+    "calls, with grad mode on, under no_grad and inside inference_mode, and each call, then a later set_ through it, "
+    "moves the version counter it shares with its source")
+assert all([(shape, result[1][0], result[2][0]) for shape, result in zip(expected_shapes.values(), detached_results(
+    made_in_inference_mode, grad_mode), strict=True)] == [(shape, "raises", "raises") for shape in expected_shapes.values()]
+           for grad_mode in grad_modes), (
+    "the detach() of an inference tensor accepts all four calls, with grad mode on, under no_grad and inside "
+    "inference_mode, and reading the inference tensor's _version raises")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -583,16 +601,17 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    得到的张量执行这些调用，会报错“… is not allowed on a Tensor created from .data or .detach()”；
 #    ``Tensor.detach`` 的说明在 2.2 版的文档里还这样写。
 #    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
-#    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，``a`` 是默认 strided 布局时，这四种操作在 detach
-#    得到的张量上都能成功（见上方输出）。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文）。两个张量始终共享一个版本计数器，上面这四个调用各让它加一（目标形状与 ``d`` 现有形状相同的 ``resize_`` 或 ``resize_as_`` 不改变计数器）。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错；在 ``torch.inference_mode()`` 下，四种调用在它上面都能成功）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
+#    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，``a`` 是 CPU 上默认 strided 布局的张量时，无论 dtype 是什么，只要 ``resize_as_`` 和 ``set_`` 的参数是 ``a`` 的 dtype 的张量，这四种操作在 detach
+#    得到的张量上都能成功（见上方输出）；唯一的例外是 ``a`` 为量化张量时，从张量 ``set_`` 会抛出 ``NotImplementedError``，而从存储、偏移、形状和步长 ``set_`` 则可以 :fact:`detach-metadata-calls-every-dtype`。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文）。除非 ``a`` 是推理张量，两个张量始终共享一个版本计数器，上面这四个调用各让它加一（目标形状与 ``d`` 现有形状相同的 ``resize_`` 或 ``resize_as_`` 不改变计数器）。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错；在 ``torch.inference_mode()`` 下，四种调用在它上面都能成功）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
 
 # %%
 # 小结
 # ----
 #
-# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：对默认 strided 布局的张量，通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地操作（在 ``torch.inference_mode()`` 里创建的源张量，即推理张量，除外：读取它的 ``_version`` 会报错；在模式外对它取的 ``detach()`` 也是推理张量，但在模式里做的这类修改前后都读到 0，在模式外通过它调用 ``add_`` 则会改到源张量，并让它自己的计数器变为 1）。对每个值调用 Python 函数的 ``apply_``、``map_`` 和 ``map2_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的、本站检查过的其他几个内核，也不增加；别的内核也可能如此。COO 稀疏张量则不同：通过任何一个名字做的某些原地修改，其中有 ``mul_``、``add_``、``zero_`` 和 ``copy_``，会让这个张量的数值换到新的内存，另一个仍是原来的数值，两者读到的 ``_version`` 却照样增加；另一些，比如 ``div_``，另一个看得到；CSR 稀疏张量上，通过 detach 所得张量调用的 ``mul_`` 和 ``zero_`` 在源张量上都看得到。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但两者仍共享版本计数器，上面四个调用各让它加一；``resize_`` 需要的字节比存储现有的多时，同样让它加一，还会把 ``a`` 的内存一起搬走，前提是存储可调整大小（``untyped_storage().resizable()``），torch 为新张量、``clone()`` 或 ``copy.deepcopy`` 分配的存储，以及 ``torch.load`` 从旧格式文件读出的存储，都是这样；存储由 ``torch.load`` 从默认的 zip 格式读出，或内存来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 时，它会抛出错误，``d`` 却已换上新形状，底下仍是原来的内存，不能再用（另取一个 ``d = a.detach()``）；调用过 ``share_memory_()`` 之后，它会让进程因段错误崩溃，``try``/``except`` 捕获不到。原文的第三个例子在
+# ``detach()`` 在同一块内存上得到一个脱离计算图的张量：对默认 strided 布局的张量，通过任何一个名字修改数值，另一个都看得到，两者还共享一个版本计数器，用来统计其中的 torch 原地操作（推理张量除外，比如在 ``torch.inference_mode()`` 下创建、占用新内存的源张量，而在该模式里用索引对普通张量取的视图不是推理张量。读取这种源张量的 ``_version`` 会报错；在模式外对它取的 ``detach()`` 也是推理张量，但在模式里做的这类修改前后都读到 0，在模式外通过它调用 ``add_`` 则会改到源张量，并让它自己的计数器变为 1）。对每个值调用 Python 函数的 ``apply_``、``map_`` 和 ``map2_`` 不增加任何计数器；fused 优化器（``fused=True``）走一步，以及 :ref:`“版本计数器”那一页 <questions-version-counter>` 列出的、本站检查过的其他几个内核，也不增加；别的内核也可能如此。COO 稀疏张量则不同：通过任何一个名字做的某些原地修改，其中有 ``mul_``、``add_``、``zero_`` 和 ``copy_``，会让这个张量的数值换到新的内存，另一个仍是原来的数值，两者读到的 ``_version`` 却照样增加；另一些，比如 ``div_``，另一个看得到；CSR 稀疏张量上，通过 detach 所得张量调用的 ``mul_`` 和 ``zero_`` 在源张量上都看得到。改变 detach 所得张量的形状或存储，只改它自己，不改 ``a``，但除非 ``a`` 是推理张量，两者仍共享版本计数器，上面四个调用各让它加一；``resize_`` 需要的字节比存储现有的多时，同样让它加一，还会把 ``a`` 的内存一起搬走，前提是存储可调整大小（``untyped_storage().resizable()``），torch 为新张量、``clone()`` 或 ``copy.deepcopy`` 分配的存储，以及 ``torch.load`` 从旧格式文件读出的存储，都是这样；存储由 ``torch.load`` 从默认的 zip 格式读出，或内存来自 ``torch.from_file``、NumPy、``torch.frombuffer`` 或 DLPack 时，它会抛出错误，``d`` 却已换上新形状，底下仍是原来的内存，不能再用（另取一个 ``d = a.detach()``）；调用过 ``share_memory_()`` 之后，它会让进程因段错误崩溃，``try``/``except`` 捕获不到。原文的第三个例子在
 # ``detach()`` 之后重新绑定了 ``a``，见 :ref:`“重新绑定与原地更新”那一页 <copying-rebinding>`。
 # :fact:`detach-resize-grow-on-borrowed-memory` :fact:`counter-bypass-edits-silent`
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted`
 # :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
-# :fact:`detach-sparse-coo-edit-not-shared`
+# :fact:`detach-sparse-coo-edit-not-shared` :fact:`inference-mode-new-memory-is-inference`
+# :fact:`inference-mode-views-of-normal-tensor`

@@ -537,7 +537,7 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # sphinx_gallery_end_ignore
 
 # %%
-# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用返回的各个输出都是需要梯度的视图，可能有几个，也可能只有一个：``q, k, v = x.chunk(3)`` 返回三个，``x.chunk(1)`` 只返回一个。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，只推进 ``.data`` 返回的张量自己的版本计数器，不推进各输出与源张量共享的那个，也就不会被发现。源张量若从来不需要梯度，就没有这项检查；即使某个输出在修改之前或之后调用自己的 ``requires_grad_()`` 变成需要梯度（被修改的那个输出也算在内），也是如此：``weight`` 需要梯度，每个输出 ``t`` 的 ``t * weight`` 都照常运行并被记录（见第二个循环）。拆分时不需要梯度、之后才用 ``requires_grad_()`` 设为需要梯度的源张量，无论这一步在修改之前还是之后，都和其他源张量一样受这项检查（见第三个循环）。拆分时需要梯度、之后才用 ``requires_grad_(False)`` 关掉的叶子源张量，无论这一步在修改之前还是之后，同样受这项检查：它的输出仍然需要梯度（见第四个循环）。
+# 情况 4 就是另一项检查，它发生在 ``backward()`` 之外。对需要梯度的张量调用 ``unbind()``、``split()`` 或 ``chunk()``，一次调用返回的各个输出都是需要梯度的视图，可能有几个，也可能只有一个：``q, k, v = x.chunk(3)`` 返回三个，``x.chunk(1)`` 只返回一个。通过 ``detach()`` 对其中一个做原地修改之后，这次调用的每个输出都不能再参与自动求导会记录的运算，不等到 ``backward()`` 就会报错；源张量是不是叶子张量，拆分时梯度模式（grad mode）开着、在 ``torch.no_grad()`` 下还是在 ``torch.inference_mode()`` 里，都是如此，后两种情况下，报错信息会说视图是在那种模式下创建的（在 ``torch.no_grad()`` 下修改也是这样，见 :ref:`“名字分开了，计算图还连着”那一页 <copying-add-rebinding>`）。通过 ``.data`` 做同样的修改，只推进 ``.data`` 返回的张量自己的版本计数器，不推进各输出与源张量共享的那个，也就不会被发现。源张量若从来不需要梯度，就没有这项检查；即使某个输出在修改之前或之后调用自己的 ``requires_grad_()`` 变成需要梯度（被修改的那个输出也算在内），也是如此：``weight`` 需要梯度，每个输出 ``t`` 的 ``t * weight`` 都照常运行并被记录（见第二个循环）。拆分时不需要梯度、之后才用 ``requires_grad_()`` 设为需要梯度的源张量，无论这一步在修改之前还是之后，都和其他源张量一样受这项检查（见第三个循环）。拆分时需要梯度、之后才用 ``requires_grad_(False)`` 关掉的叶子源张量，无论这一步在修改之前还是之后，同样受这项检查：它的输出仍然需要梯度（见第四个循环）。
 
 def times_two_error(t):
     try:
@@ -547,14 +547,21 @@ def times_two_error(t):
     return "no error"
 
 
-for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)), ("chunk", (1,))):
-    for how, take in ((".data", lambda t: t.data), ("detach()", lambda t: t.detach())):
+def edit_first(outputs, take):
+    """Zero the first output through ``take``, then try ``t * 2`` on every output."""
+    edited = take(outputs[0])
+    edited.zero_()
+    return edited, [times_two_error(t) for t in outputs]
+
+
+splits = (("unbind", ()), ("split", (1,)), ("chunk", (3,)), ("chunk", (1,)))
+routes = ((".data", lambda t: t.data), ("detach()", lambda t: t.detach()))
+for split_name, split_args in splits:
+    for how, take in routes:
         x = torch.ones(3, 2, requires_grad=True)
         outputs = getattr(x, split_name)(*split_args)
         q = outputs[0]
-        edited = take(q)
-        edited.zero_()
-        errors = [times_two_error(t) for t in outputs]
+        edited, errors = edit_first(outputs, take)
         call = f"{split_name}({', '.join(map(str, split_args))})"
         print(f"{call:<9} outputs: {len(outputs)}, q = the first, zeroed through {how:<8} x[0] = {x[0].tolist()}"
               f"  q._version={q._version}  edited._version={edited._version}")
@@ -568,6 +575,36 @@ for split_name, split_args in (("unbind", ()), ("split", (1,)), ("chunk", (3,)),
         assert len(outputs) == (1 if call == "chunk(1)" else 3), "chunk(1) returns one output, the others three"
         assert torch.equal(x.detach()[0], torch.zeros(2)), "the edit reached x either way"
         # sphinx_gallery_end_ignore
+
+# sphinx_gallery_start_ignore
+def refused_after_edit(make_source, split_mode, refusal):
+    """Per call and route, on the outputs of a fresh source split in this grad mode: do they all require grad, is
+    each refused, with this message, exactly after an edit through detach(), and does only that edit move their
+    shared counter?"""
+    found = []
+    for split_name_, split_args_ in splits:
+        for how_, take_ in routes:
+            split_source = make_source()
+            with split_mode():
+                split_outputs = {"unbind": torch.unbind, "split": torch.split, "chunk": torch.chunk}[split_name_](
+                    split_source, *split_args_)
+            _, split_errors = edit_first(split_outputs, take_)
+            found.append(all(t.requires_grad and t._version == (how_ == "detach()") for t in split_outputs)
+                         and all((refusal in error and "modified inplace" in error) == (how_ == "detach()")
+                                 for error in split_errors))
+    return found
+
+
+assert all(all(refused_after_edit(make_source, split_mode, refusal))
+           for make_source in (lambda: torch.ones(3, 2, requires_grad=True),
+                               lambda: torch.ones(3, 2, requires_grad=True) * 1)
+           for split_mode, refusal in ((torch.enable_grad, "is a view and its base"),
+                                       (torch.no_grad, "A view was created in no_grad mode"),
+                                       (torch.inference_mode, "A view was created in inference mode"))), (
+    "for a leaf or a non-leaf source split with grad mode on, under no_grad or inside inference_mode, every output "
+    "requires grad, and after an edit through detach() each is refused, by a message naming the mode the view was "
+    "created in, and their counter moves, after one through .data none is and it does not")
+# sphinx_gallery_end_ignore
 
 weight = torch.ones(2, requires_grad=True)
 

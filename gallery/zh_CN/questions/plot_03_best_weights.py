@@ -292,6 +292,9 @@ except AttributeError as refusal:
     assert "'torch.dtype' object has no attribute 'detach'" in str(refusal), "the dtype entry has no detach"
 else:
     raise AssertionError("the comprehension on a quantized Linear's state dict must raise AttributeError")
+assert isinstance(packed.state_dict()["_packed_params.dtype"], torch.dtype) and type(
+    packed.state_dict()["_packed_params._packed_params"]) is tuple, (
+    "a quantized Linear's state dict also holds a torch.dtype and a tuple")
 # 较新的版本深拷贝量化张量时会警告 TypedStorage 已弃用：这里忽略这个警告。
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)

@@ -1,0 +1,131 @@
+"""Named fact on the four in-place shape and storage calls the detach page tests (``resize_``, ``resize_as_``,
+``set_``, ``transpose_``) on the ``detach()`` of a strided CPU tensor of every dtype the ``torch`` module names:
+each is accepted, given an argument of the tensor's own dtype, and moves the version counter the detached tensor
+shares with its source, except ``set_`` from a tensor on a quantized one. Registered on import by
+:mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import torch
+
+from tensorfacts.fact_registry import Fact, fact
+
+#: The four calls, each given an argument of the detached tensor's own dtype; the shape each leaves it with.
+_CALLS: dict[str, tuple[Callable[[torch.Tensor], object], tuple[int, ...]]] = {
+    "resize_(3, 2)": (lambda t: t.resize_(3, 2), (3, 2)),
+    "resize_as_(a tensor of its dtype)": (lambda t: t.resize_as_(_like(t, 3, 2)), (3, 2)),
+    "set_(a tensor of its dtype)": (lambda t: t.set_(_like(t, 6)), (6,)),
+    "transpose_(0, 1)": (lambda t: t.transpose_(0, 1), (3, 2)),
+}
+_SET_FROM_TENSOR = "set_(a tensor of its dtype)"
+_GRAD_MODES = {"grad mode on": torch.enable_grad, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
+
+
+def _quantized(dtype: torch.dtype) -> bool:
+    return str(dtype).startswith(("torch.qint", "torch.quint"))
+
+
+def _make(dtype: torch.dtype, *shape: int) -> torch.Tensor:
+    if _quantized(dtype):
+        return torch.quantize_per_tensor(torch.zeros(shape), 0.5, 0, dtype)
+    return torch.empty(shape, dtype=dtype)
+
+
+def _like(t: torch.Tensor, *shape: int) -> torch.Tensor:
+    return _make(t.dtype, *shape)
+
+
+def _version(t: torch.Tensor) -> object:
+    try:
+        return t._version
+    except RuntimeError as exc:
+        return "raises" if "do not track version counter" in str(exc) else f"raises: {exc}"
+
+
+def _sources(dtype: torch.dtype) -> dict[str, Callable[[], torch.Tensor]]:
+    """A 2×3 tensor of this dtype, a view of one, one made inside ``torch.inference_mode()`` and, for a floating or
+    complex dtype, a leaf that requires grad and a view of one."""
+
+    def in_inference_mode() -> torch.Tensor:
+        with torch.inference_mode():
+            return _make(dtype, 2, 3)
+
+    sources = {"tensor": lambda: _make(dtype, 2, 3), "view": lambda: _make(dtype, 2, 3).t().t(),
+               "inference tensor": in_inference_mode}
+    if dtype.is_floating_point or dtype.is_complex:
+        sources["leaf that requires grad"] = lambda: _make(dtype, 2, 3).requires_grad_()
+        sources["view of a leaf that requires grad"] = lambda: _make(dtype, 2, 3).requires_grad_()[:, :]
+    return sources
+
+
+def _run(make: Callable[[], torch.Tensor], call: Callable[[torch.Tensor], object], grad_mode) -> object:
+    """On ``d = a.detach()`` of a fresh ``a``, in this grad mode: the call, then ``set_`` from a tensor of
+    ``d``'s dtype as a later edit (``transpose_(0, 1)`` on a quantized ``d``). The error's type, or ``d``'s shape
+    after the call, ``(a._version, d._version)`` after it and after the later edit."""
+    a = make()
+    d = a.detach()
+    later = _CALLS["transpose_(0, 1)" if d.is_quantized else _SET_FROM_TENSOR][0]
+    try:
+        with grad_mode():
+            call(d)
+            shape, after_call = tuple(d.shape), (_version(a), _version(d))
+            later(d)
+    except RuntimeError as exc:
+        return type(exc).__name__
+    return shape, after_call, (_version(a), _version(d))
+
+
+def _expected(dtype: torch.dtype, inference: bool, name: str, shape: tuple[int, ...]) -> Callable[[object], bool]:
+    if _quantized(dtype) and name == _SET_FROM_TENSOR:
+        return lambda seen: seen == "NotImplementedError"
+    if inference:  # no counter to read on a; d's own moves, or not inside the mode: not what the page says
+        return lambda seen: not isinstance(seen, str) and seen[0] == shape and seen[1][0] == seen[2][0] == "raises"
+    return lambda seen: seen == (shape, (1, 1), (2, 2))
+
+
+def _quantized_set_from_storage(dtype: torch.dtype) -> object:
+    d = _make(dtype, 2, 3).detach()
+    return tuple(d.set_(_like(d, 6).untyped_storage(), 0, (6,), (1,)).shape), d._version
+
+
+@fact("detach-metadata-calls-every-dtype", {
+    "en": "On the CPU, for every dtype the torch module names, takes d = a.detach() of a 2×3 tensor a of the "
+          "default strided layout (a plain tensor, a view of one, one made inside torch.inference_mode(), and for a "
+          "floating or complex dtype a leaf that requires grad and a view of one), with grad mode on, under "
+          "torch.no_grad() and inside torch.inference_mode(), and calls d.resize_(3, 2), d.resize_as_(t), d.set_(s) "
+          "or d.transpose_(0, 1), t and s tensors of a's dtype, each on a fresh pair: each call gives d its new shape "
+          "and moves a._version and d._version to 1, and a later set_ through d (transpose_ on a quantized d) moves "
+          "both to 2; reading a._version raises instead when a is an inference tensor. On a quantized dtype, "
+          "d.set_(s) raises NotImplementedError, while d.set_(storage, 0, (6,), (1,)) works.",
+    "zh_CN": "在 CPU 上，对 torch 模块列出的每种 dtype，取默认 strided 布局的 2×3 张量 a（普通张量、它的视图、在 "
+             "torch.inference_mode() 里创建的张量；浮点和复数类型还取需要梯度的叶子张量和它的视图）的 "
+             "d = a.detach()，在梯度模式开着时、torch.no_grad() 下和 torch.inference_mode() 里，每次换一对新的张量，"
+             "调用 d.resize_(3, 2)、d.resize_as_(t)、d.set_(s) 或 d.transpose_(0, 1)，t 和 s 是 a 的 dtype 的张量："
+             "每个调用都让 d 变成新的形状，让 a._version 和 d._version 变为 1，之后通过 d 再调用一次 set_"
+             "（量化的 d 则是 transpose_）让两者变为 2；a 是推理张量时，读取 a._version 则会报错。对量化类型，"
+             "d.set_(s) 抛出 NotImplementedError，而 d.set_(storage, 0, (6,), (1,)) 可以成功。",
+}, {"en": "every dtype of the torch module, five kinds of source and three grad modes, on the CPU",
+    "zh_CN": "torch 模块的每种 dtype、五种源张量和三种梯度模式，在 CPU 上"})
+def _detach_metadata_calls_every_dtype() -> Fact:
+    dtypes = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
+    wrong, runs = [], 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # complex32 and quantized tensors warn when made
+        for dtype in dtypes:
+            for source, make in _sources(dtype).items():
+                inference = make().is_inference()
+                for mode, grad_mode in _GRAD_MODES.items():
+                    for name, (call, shape) in _CALLS.items():
+                        seen = _run(make, call, grad_mode)
+                        runs += 1
+                        if not _expected(dtype, inference, name, shape)(seen):
+                            wrong.append((str(dtype), source, mode, name, seen))
+        storage = {str(dtype): _quantized_set_from_storage(dtype) for dtype in dtypes if _quantized(dtype)}
+    quantized = sorted(storage)
+    return Fact(not wrong and runs > 0 and len(quantized) >= 1 and all(v == ((6,), 1) for v in storage.values()),
+                f"{runs} runs over {len(dtypes)} dtypes; not as the sentence says: {wrong[:5]} ({len(wrong)} in all); "
+                f"quantized dtypes {quantized}: (d's shape, d._version) after set_ from a storage: {storage}")
