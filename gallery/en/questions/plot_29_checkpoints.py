@@ -16,7 +16,9 @@ Checkpoints: what ``torch.load``, ``load_state_dict`` and ``assign=True`` copy
       model.load_state_dict(sd, assign=True)
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-The loss does not decrease after loading a checkpoint (on a fixed batch it prints the same value at every step),
+The loss does not decrease after loading a checkpoint (the parameters keep the checkpoint's values, so on a fixed
+batch it prints the same value at every step, unless the forward pass itself changes from step to step, as with
+dropout in train mode),
 or a saved checkpoint holds later weights than the step it was saved at (``state_dict()`` was taken, then more
 steps ran before the file was written). This page saves and loads a small model and shows what each step
 copies: ``torch.load`` (with and without
@@ -231,7 +233,9 @@ assert all(c is t for c, t in zip(cold.parameters(), thawed.parameters(), strict
 # uses: the parameters keep the checkpoint's values (the ``BatchNorm1d`` buffers still change at
 # every forward pass in train mode), and three steps print one loss three times. The
 # model's new parameters collect their gradients, which no one applies or zeroes: after three
-# steps ``model[0].weight.grad`` is three times one step's gradient.
+# steps ``model[0].weight.grad`` is three times one step's gradient. With a ``Dropout`` layer in train
+# mode the printed loss changes from step to step, though the parameters keep the checkpoint's values
+# there too; in eval mode the loss is again one value.
 
 losses = train(model, optimizer, 3)
 print("losses:", losses)
@@ -250,6 +254,18 @@ assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.paramet
 assert model[1].num_batches_tracked == trained[1].num_batches_tracked + 4, (
     "each of the four train-mode forward passes moved the BatchNorm batch count num_batches_tracked")
 assert not torch.equal(model[1].running_mean, trained[1].running_mean), "the BatchNorm running mean moved"
+with torch.random.fork_rng():
+    dropout_source = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Dropout(0.5), torch.nn.Linear(4, 2))
+    dropout_model = copy.deepcopy(dropout_source)
+    dropout_optimizer = torch.optim.SGD(dropout_model.parameters(), lr=0.1)
+    dropout_model.load_state_dict(round_trip(dropout_source.state_dict()), assign=True)
+    dropout_train_losses = train(dropout_model, dropout_optimizer, 3)
+    dropout_eval_losses = train(dropout_model.eval(), dropout_optimizer, 3)
+assert all(a != b for a, b in zip(dropout_train_losses, dropout_train_losses[1:], strict=False)), (
+    "with Dropout in train mode the loss changes from step to step")
+assert len(set(dropout_eval_losses)) == 1, "with Dropout in eval mode the loss is one value"
+assert all(torch.equal(p, q) for p, q in zip(dropout_model.parameters(), dropout_source.parameters(), strict=True)), (
+    "with Dropout the model's parameters still equal the checkpoint's")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -481,4 +481,4 @@ assert sum(p.numel() for p in torch.nn.ModuleList([layer] * 3).parameters()) == 
 # 小结
 # ----
 #
-# ``[layer] * 3`` 把一个模块放在三个位置上，普通列表、``ModuleList`` 和 ``Sequential`` 都是如此。``parameters()``、``named_parameters()``、用 ``parameters()`` 构造的优化器和参数量看到的是一层；``state_dict()`` 在每个序号下重复列出键，每一项都在它所对应的那个参数的存储上；``print`` 和 ``len`` 显示三层。对 ``ModuleList`` 这叠层，``load_state_dict`` 只留下三层中最后一层的值；对整叠层做 ``copy.deepcopy``，副本里三个位置仍是同一层。解决办法是每一项各复制一次，``[copy.deepcopy(layer) for _ in range(3)]``，或者每一项新建一个层；本来就想共享时，在循环里调用同一个层。
+# ``[layer] * 3`` 把一个模块放在三个位置上，普通列表、``ModuleList`` 和 ``Sequential`` 都是如此。``parameters()``、``named_parameters()``、用 ``parameters()`` 构造的优化器和参数量看到的是一层；``state_dict()`` 在每个下标下重复列出键，每一项都在它所对应的那个参数的存储上；``print`` 和 ``len`` 显示三层。对 ``ModuleList`` 这叠层，``load_state_dict`` 只留下三层中最后一层的值；对整叠层做 ``copy.deepcopy``，副本里三个位置仍是同一层。解决办法是每一项各复制一次，``[copy.deepcopy(layer) for _ in range(3)]``，或者每一项新建一个层；本来就想共享时，在循环里调用同一个层。

@@ -14,7 +14,7 @@
       model.load_state_dict(sd, assign=True)
       optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-加载检查点（checkpoint）后损失不下降（在固定的一批数据上每一步打印同一个值），或者检查点里存的是比预定那一步更晚的权重（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``；优化器已先创建好时，带与不带 ``assign=True`` 的 ``load_state_dict``；断点续训（resume training）；以及训练更多步之后才保存的 ``state_dict()``。
+加载检查点（checkpoint）后损失不下降（参数一直是检查点里的值，所以在固定的一批数据上每一步打印同一个值，除非前向传播本身每一步都不一样，例如训练模式下的 dropout），或者检查点里存的是比预定那一步更晚的权重（取了 ``state_dict()`` 之后又训练了几步才写出文件）。本页保存并加载一个小模型，说明每一步复制了什么：带与不带 ``mmap=True`` 的 ``torch.load``；优化器已先创建好时，带与不带 ``assign=True`` 的 ``load_state_dict``；断点续训（resume training）；以及训练更多步之后才保存的 ``state_dict()``。
 """
 
 # %%
@@ -195,7 +195,7 @@ assert all(c is t for c, t in zip(cold.parameters(), thawed.parameters(), strict
 # 现象：损失不变
 # --------------
 #
-# 优化器是在加载之前创建的，它持有的是旧参数，而模型已经不再使用它们。``backward()`` 不给它们梯度，所以 ``step()`` 不会改动模型用到的任何东西：模型的参数一直是检查点里的值（训练模式下，``BatchNorm1d`` 的缓冲区在每次前向传播时仍会改变），训练三步打印三次同一个损失。模型的新参数照样累积梯度，却没有谁用它们更新参数，也没有谁把它们清零：三步之后，``model[0].weight.grad`` 是一步梯度的三倍。
+# 优化器是在加载之前创建的，它持有的是旧参数，而模型已经不再使用它们。``backward()`` 不给它们梯度，所以 ``step()`` 不会改动模型用到的任何东西：模型的参数一直是检查点里的值（训练模式下，``BatchNorm1d`` 的缓冲区在每次前向传播时仍会改变），训练三步打印三次同一个损失。模型的新参数照样累积梯度，却没有谁用它们更新参数，也没有谁把它们清零：三步之后，``model[0].weight.grad`` 是一步梯度的三倍。模型里有训练模式的 ``Dropout`` 层时，每一步打印的损失都和上一步不同，但参数同样一直是检查点里的值；切到 eval 模式，损失又是同一个值。
 
 losses = train(model, optimizer, 3)
 print("losses:", losses)
@@ -214,6 +214,18 @@ assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained.paramet
 assert model[1].num_batches_tracked == trained[1].num_batches_tracked + 4, (
     "each of the four train-mode forward passes moved the BatchNorm batch count num_batches_tracked")
 assert not torch.equal(model[1].running_mean, trained[1].running_mean), "the BatchNorm running mean moved"
+with torch.random.fork_rng():
+    dropout_source = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Dropout(0.5), torch.nn.Linear(4, 2))
+    dropout_model = copy.deepcopy(dropout_source)
+    dropout_optimizer = torch.optim.SGD(dropout_model.parameters(), lr=0.1)
+    dropout_model.load_state_dict(round_trip(dropout_source.state_dict()), assign=True)
+    dropout_train_losses = train(dropout_model, dropout_optimizer, 3)
+    dropout_eval_losses = train(dropout_model.eval(), dropout_optimizer, 3)
+assert all(a != b for a, b in zip(dropout_train_losses, dropout_train_losses[1:], strict=False)), (
+    "with Dropout in train mode the loss changes from step to step")
+assert len(set(dropout_eval_losses)) == 1, "with Dropout in eval mode the loss is one value"
+assert all(torch.equal(p, q) for p, q in zip(dropout_model.parameters(), dropout_source.parameters(), strict=True)), (
+    "with Dropout the model's parameters still equal the checkpoint's")
 # sphinx_gallery_end_ignore
 
 # %%
