@@ -43,7 +43,8 @@ FACT_EXPRESSIONS: dict[str, tuple[str, ...]] = {
     "inference-tensor-alias-edit-routes": ("a.detach()[0] = 9", "a.detach()[:] = v", "a.detach()[-3:] = v",
                                            "a.detach()[:, [0, 1]] = v", "a.detach()[[0, 1], 1:] = v",
                                            "a.detach()[mask, 0] = v", "a.detach()[False] = v",
-                                           "a.detach()[torch.tensor(False)] = v", "a.detach()[:].mul_(10)"),
+                                           "a.detach()[torch.tensor(False)] = v", "a.detach()[:].mul_(10)",
+                                           "a.detach()[:] += v"),
     "inference-tensor-alias-0d-mask-read-copies": ("a.detach()[torch.tensor(True)] = v", "a.detach()[True] = v",
                                                    "a.detach()[torch.tensor(True)].mul_(10)"),
 }

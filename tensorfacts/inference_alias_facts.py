@@ -47,6 +47,13 @@ def _set(index):
     return lambda b: b.__setitem__(index, 0.0)
 
 
+def _add_one(index):
+    """The statement ``b[index] += 1``: Python reads ``b[index]``, runs ``+=`` on it, then assigns it back."""
+    def edit(b):
+        b[index] += 1
+    return edit
+
+
 #: Edits of a tensor ``b`` of three values that torch carries out on ``b`` itself: it takes no view of ``b``.
 ON_ITSELF = {
     "b.mul_(10)": lambda b: b.mul_(10), "b.add_(1)": lambda b: b.add_(1), "b += 1": lambda b: b.__iadd__(1),
@@ -77,7 +84,7 @@ THROUGH_A_VIEW = {
     "b.as_strided((2,), (1,)).mul_(10)": lambda b: b.as_strided((2,), (1,)).mul_(10),
     "b.unbind()[0].add_(1)": lambda b: b.unbind()[0].add_(1),
     "b[:].mul_(10)": lambda b: b[:].mul_(10), "b[0:].mul_(10)": lambda b: b[0:].mul_(10),
-    "b[...].mul_(10)": lambda b: b[...].mul_(10),
+    "b[...].mul_(10)": lambda b: b[...].mul_(10), "b[:] += 1": _add_one(slice(None)),
 }
 #: The same two kinds of edit on a (3, 3) ``b``.
 ON_ITSELF_2D = {"b[:, :] = 0": _set((slice(None), slice(None))), "b[..., :] = 0": _set((Ellipsis, slice(None))),
@@ -94,7 +101,8 @@ THROUGH_A_VIEW_2D = {"b[:, -3:] = 0": _set((slice(None), slice(-3, None))),
                      "b[torch.tensor([0, 1]), 1:] = 0": _set((torch.tensor([0, 1]), slice(1, None))),
                      "b[torch.tensor(0), :] = 0": _set((torch.tensor(0), slice(None))),
                      "b[torch.tensor([True, False, True]), 0] = 0": _set((torch.tensor([True, False, True]), 0)),
-                     "b[:, :].mul_(10)": lambda b: b[:, :].mul_(10), "b[...].mul_(10)": lambda b: b[...].mul_(10)}
+                     "b[:, :].mul_(10)": lambda b: b[:, :].mul_(10), "b[...].mul_(10)": lambda b: b[...].mul_(10),
+                     "b[:] += 1": _add_one(slice(None)), "b[:, :] += 1": _add_one((slice(None), slice(None)))}
 #: The names of the edits in the Chinese text.
 ZH_NAMES = {" (seeded)": "（固定随机种子）"}
 
