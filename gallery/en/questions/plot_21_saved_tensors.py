@@ -562,8 +562,8 @@ assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its inpu
 # A plain ``backward()`` (no ``retain_graph=True``, ``create_graph=True`` or ``inputs=``) frees what
 # every node saved, so a second ``backward()`` through the same graph
 # raises when it reaches a node that saved a tensor (here ``exp``'s node, which saved its output),
-# and reading ``_saved_result`` afterwards raises the same error. A graph whose nodes saved no tensor, such as
-# ``(x + 1).sum()``, runs a second time and adds the same gradient again. A Python number an
+# and reading ``_saved_result`` afterwards raises the same error. ``(x + 1).sum()``, whose nodes saved no
+# tensor, runs a second time and adds the same gradient again. A Python number an
 # operation wraps as a tensor counts as saved, though ``pack`` never sees it (above): ``(x * 2).sum()``
 # raises on a second pass, as :ref:`questions-backward-twice` says. For the operations
 # above, applied to two leaves so that only the operation itself saves, a second pass raises

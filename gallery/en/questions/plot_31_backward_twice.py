@@ -553,8 +553,9 @@ assert all(
 # Graphs that run a second time without the error
 # -----------------------------------------------
 #
-# For torch's operations run eagerly, the error needs a node that saved a tensor. A node made by a
-# ``torch.autograd.Function`` whose ``backward`` reads ``ctx.saved_tensors`` raises on a second pass even when it
+# Some nodes raise on a second pass without having saved a tensor. Among them are the node of an in-place edit
+# through a view, run eagerly (the next section), and a node made by a
+# ``torch.autograd.Function`` whose ``backward`` reads ``ctx.saved_tensors``, which raises even when it
 # saved no tensor, or only ``None``: a custom ``Function``, and also the node of ``checkpoint(..., use_reentrant=True)``
 # (not with ``use_reentrant=False``) or of a function compiled by ``torch.compile`` with ``backend="aot_eager"``
 # (``CompiledFunctionBackward``). With ``backend="eager"``, ``torch.compile`` adds no such node: the compiled
@@ -670,11 +671,67 @@ for name, op in ops.items():
 assert all(agree), "a second pass raises exactly when the node saved a tensor, and otherwise adds the gradient again"
 
 # %%
+# An in-place edit through a view
+# -------------------------------
+#
+# Each in-place edit through a view of ``b = x.clone()`` below, such as ``b[0] = 5`` or ``b[:2].add_(1)``, makes
+# ``CopySlices`` the node of ``b``, and a second ``backward()`` raises although no node of ``b``'s graph saved a
+# tensor. The same edits of ``b`` itself, ``b.fill_(5)``, ``b.add_(1)`` and ``b.zero_()``, save nothing either and
+# run a second time. So the table's method, reading the ``_saved_`` attributes, cannot tell beforehand whether a
+# graph with such an edit runs twice.
+
+
+def saved_in_graph(t):
+    seen, stack = [], [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.append(node)
+            stack.extend(child for child, _ in node.next_functions)
+    return [name for node in seen for name in saved_tensors(node)]
+
+
+def set_first(b):
+    b[0] = 5
+
+
+edits = {
+    "through a view": {
+        "b[0] = 5": set_first,
+        "b[:2].add_(1)": lambda b: b[:2].add_(1),
+        "b[:2].zero_()": lambda b: b[:2].zero_(),
+        "b.view(3).add_(1)": lambda b: b.view(3).add_(1),
+    },
+    "of b itself": {
+        "b.fill_(5)": lambda b: b.fill_(5),
+        "b.add_(1)": lambda b: b.add_(1),
+        "b.zero_()": lambda b: b.zero_(),
+    },
+}
+second_pass = []
+for kind, edits_of_kind in edits.items():
+    for name, edit in edits_of_kind.items():
+        x = torch.ones(3, requires_grad=True)
+        b = x.clone()
+        edit(b)
+        saved = saved_in_graph(b)
+        out = b.sum()
+        out.backward()
+        raised, _ = first_error(lambda i, out=out: out.backward(), range(1))
+        second_pass.append((kind, type(b.grad_fn).__name__, saved, raised is not None))
+        print(f"{name:<18} grad_fn: {type(b.grad_fn).__name__:<14} saved in b's graph: {saved}  "
+              f"second backward() raised: {raised is not None}")
+assert all((kind == "through a view") == (node == "CopySlices") == raised and not saved
+           for kind, node, saved, raised in second_pass), (
+    "an edit through a view makes CopySlices and a second pass raise, nothing saved; an edit of b itself runs twice")
+
+# %%
 # Conclusion
 # ----------
 #
 # "Trying to backward through the graph a second time" means that a ``backward()`` reached a node
-# whose saved tensors an earlier ``backward()`` freed. In a training loop that node belongs to
+# whose saved tensors an earlier ``backward()`` freed, or one of the nodes above that raise on a second pass without
+# having saved a tensor, such as that of an in-place edit through a view. In a training loop that node belongs to
 # something two ``backward()`` calls share: a tensor computed before the loop (compute it inside; for a frozen
 # encoder, once under ``torch.no_grad()``), a hidden state carried from the last batch
 # (``h = h.detach()`` at the start of each batch), or, within one step, the trunk of two losses (one ``backward()``

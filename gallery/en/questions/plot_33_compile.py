@@ -964,8 +964,8 @@ assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not same_storage(r
 # .. admonition:: On a GPU
 #    :class: note gpu-box
 #
-#    On a GPU, the default backend (inductor) compiles the model into Triton kernels; the wrapper,
-#    its parameters and its ``_orig_mod.`` keys are those shown above. ``mode="reduce-overhead"``
+#    On a GPU, a model compiled with the default backend (inductor) computes, when called, what the
+#    model computes; the wrapper, its parameters and its ``_orig_mod.`` keys are those shown above. ``mode="reduce-overhead"``
 #    adds CUDA graphs ("CUDAGraph Trees"): a run writes its outputs into memory that the next run
 #    of the same graph reuses. Reading an output kept from an earlier run then raises
 #    ``RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a
@@ -980,17 +980,29 @@ if torch.cuda.is_available():
         return torch.matmul(x, x)
 
     gpu_model = torch.nn.Linear(4, 4).cuda()
+    gpu_inputs = torch.ones(1, 4, device="cuda")
     gpu_x = torch.randn(10, 10, device="cuda")
     with warnings.catch_warnings(record=True):  # importing the GPU compiler stack warns about torch.jit
         warnings.simplefilter("always")
         gpu_compiled = torch.compile(gpu_model)
+        gpu_out = gpu_compiled(gpu_inputs)  # call it once
         compiled_square = torch.compile(square, mode="reduce-overhead")
         first = compiled_square(gpu_x)
         kept = compiled_square(gpu_x).clone()
         third = compiled_square(gpu_x)
-    pairs = list(zip(gpu_model.parameters(), gpu_compiled.parameters(), strict=True))
-    print("same Parameter objects:", all(q is p for p, q in pairs))
-    assert all(q is p for p, q in pairs), "the compiled module holds the same Parameter objects on a GPU"
+    print("compiled output equal to the model's:", torch.allclose(gpu_out, gpu_model(gpu_inputs)))
+    assert torch.allclose(gpu_out, gpu_model(gpu_inputs)), "on a GPU, the compiled model computes what the model does"
+    pairs = list(zip(gpu_model.named_parameters(), gpu_compiled.named_parameters(), strict=True))
+    print("type(gpu_compiled):", type(gpu_compiled).__name__)
+    print("gpu_compiled._orig_mod is gpu_model:", gpu_compiled._orig_mod is gpu_model)
+    print("same Parameter objects:", all(q is p for (_, p), (_, q) in pairs))
+    print("parameter names:", [m for _, (m, _) in pairs])
+    print("state_dict keys:", list(gpu_compiled.state_dict()))
+    assert type(gpu_compiled).__name__ == "OptimizedModule" and gpu_compiled._orig_mod is gpu_model and all(
+        q is p and m == f"_orig_mod.{n}" for (n, p), (m, q) in pairs
+    ) and list(gpu_compiled.state_dict()) == [f"_orig_mod.{k}" for k in gpu_model.state_dict()], (
+        "on a GPU, the wrapper holds the model and its very Parameter objects; names and keys gain _orig_mod."
+    )
     try:
         print(first)
     except RuntimeError as e:

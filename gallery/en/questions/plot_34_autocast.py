@@ -963,22 +963,28 @@ for source in dtypes:
 #    <https://docs.pytorch.org/docs/stable/notes/amp_examples.html>`__). The cell below checks this
 #    only where torch finds a GPU; the box's title says whether the site's build did.
 
+# sphinx_gallery_start_ignore
+assert torch.get_autocast_dtype("cuda") == torch.float16, "autocast's default dtype for cuda is float16, read without a GPU"
+# sphinx_gallery_end_ignore
+
 if torch.cuda.is_available():
     gpu_model = torch.nn.Linear(2, 2).cuda()
     gpu_x = torch.ones(3, 2, device="cuda")
-    with torch.autocast("cuda", dtype=torch.float16):
+    with torch.autocast("cuda"):
         gpu_first = gpu_model(gpu_x)
         with torch.no_grad():
             gpu_model.weight.mul_(2)
         gpu_second = gpu_model(gpu_x)
-    with torch.autocast("cuda", dtype=torch.float16):
+    with torch.autocast("cuda"):
         gpu_third = gpu_model(gpu_x)
+    print("gpu_first.dtype:", gpu_first.dtype)
+    assert gpu_first.dtype == torch.float16, "autocast's default dtype on a GPU is float16"
     print("in the region, edit seen:", not torch.equal(gpu_first, gpu_second))
     print("new region, edit seen:", not torch.equal(gpu_first, gpu_third))
     assert torch.equal(gpu_first, gpu_second) and not torch.equal(gpu_first, gpu_third), "the cast cache on CUDA"
     gpu_scaler = torch.amp.GradScaler("cuda")
     gpu_optimizer = torch.optim.SGD(gpu_model.parameters(), lr=0.1)
-    with torch.autocast("cuda", dtype=torch.float16):
+    with torch.autocast("cuda"):
         gpu_loss = gpu_model(gpu_x).float().sum()
     gpu_scaler.scale(gpu_loss).backward()
     gpu_g, gpu_kept = gpu_model.weight.grad, gpu_model.weight.grad.clone()

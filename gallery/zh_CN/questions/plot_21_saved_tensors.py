@@ -520,8 +520,7 @@ assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its inpu
 # ---------------------
 #
 # 不带 ``retain_graph=True``、``create_graph=True`` 或 ``inputs=`` 的普通 ``backward()`` 会释放各节点保存的张量，所以沿同一个计算图再调用一次 ``backward()``，一走到保存过张量的节点就会报错（这里是
-# ``exp`` 的节点，它保存了输出）；之后再读 ``_saved_result`` 也报同样的错。如果计算图里的节点都没有保存张量，比如
-# ``(x + 1).sum()``，就可以再跑一次，同样的梯度会再累加一遍。运算包装成张量的 Python 数也算保存了，尽管 ``pack`` 从来看不到它（见上文）：``(x * 2).sum()`` 第二次反向传播会报错，见 :ref:`“第二次反向传播报错”那一页 <questions-backward-twice>`。把上面这些运算作用在两个叶子张量（leaf tensor）上（这样只有运算本身会保存张量），可以看到：第二次反向传播报不报错，恰好取决于这个运算有没有保存张量。
+# ``exp`` 的节点，它保存了输出）；之后再读 ``_saved_result`` 也报同样的错。``(x + 1).sum()`` 的节点都没有保存张量，它就可以再跑一次，同样的梯度会再累加一遍。运算包装成张量的 Python 数也算保存了，尽管 ``pack`` 从来看不到它（见上文）：``(x * 2).sum()`` 第二次反向传播会报错，见 :ref:`“第二次反向传播报错”那一页 <questions-backward-twice>`。把上面这些运算作用在两个叶子张量（leaf tensor）上（这样只有运算本身会保存张量），可以看到：第二次反向传播报不报错，恰好取决于这个运算有没有保存张量。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 y = (x * 2).exp()

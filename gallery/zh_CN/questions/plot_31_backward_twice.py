@@ -494,7 +494,7 @@ assert all(
 # 可以再跑一遍而不报错的图
 # ------------------------
 #
-# 对即时执行（eager）的 torch 运算，这个报错需要一个保存了张量的节点。由 ``torch.autograd.Function`` 生成、在 ``backward`` 里读取 ``ctx.saved_tensors`` 的节点，即使什么张量都没保存，或只保存了 ``None``，第二遍也会报错：自定义的 ``Function`` 是这样，``checkpoint(..., use_reentrant=True)`` 的节点（``use_reentrant=False`` 的不会）和以 ``backend="aot_eager"`` 经 ``torch.compile`` 编译的函数的节点（``CompiledFunctionBackward``）也是这样。用 ``backend="eager"`` 时，``torch.compile`` 不会添加这样的节点：编译后的函数的图里仍是即时执行时的那些节点。即时执行时，``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，再往 ``x.grad`` 上累加一次同样的梯度。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
+# 有些节点没有保存张量，第二遍也会报错。其中有即时执行（eager）时经由视图（view）的原地修改所生成的节点（见下一节），也有由 ``torch.autograd.Function`` 生成、在 ``backward`` 里读取 ``ctx.saved_tensors`` 的节点：后者即使什么张量都没保存，或只保存了 ``None``，第二遍也会报错：自定义的 ``Function`` 是这样，``checkpoint(..., use_reentrant=True)`` 的节点（``use_reentrant=False`` 的不会）和以 ``backend="aot_eager"`` 经 ``torch.compile`` 编译的函数的节点（``CompiledFunctionBackward``）也是这样。用 ``backend="eager"`` 时，``torch.compile`` 不会添加这样的节点：编译后的函数的图里仍是即时执行时的那些节点。即时执行时，``(x + 1).sum()`` 什么都不保存：第二次 ``backward()`` 照常运行，再往 ``x.grad`` 上累加一次同样的梯度。所以这个错误只在一部分图上出现。下面每种运算都在一个新的叶子张量上做两次反向传播，表中列出它的节点保存的张量（节点中存有张量或存有含张量的元组的 ``_saved_`` 属性，用张量做索引时保存的下标就是这样的元组）。凡是节点保存了张量的，第二遍都报错；没有保存的，第二遍都让 ``x.grad`` 翻了一倍。乘以一个普通的数 ``x * 2`` 也会把这个数存成张量（``_saved_other``），所以同样报错。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 z = (x + 1).sum()
@@ -598,7 +598,58 @@ for name, op in ops.items():
 assert all(agree), "a second pass raises exactly when the node saved a tensor, and otherwise adds the gradient again"
 
 # %%
+# 经由视图的原地修改
+# ------------------
+#
+# 下面对 ``b = x.clone()`` 经由视图所做的每一种原地修改，比如 ``b[0] = 5`` 或 ``b[:2].add_(1)``，都让 ``b`` 的节点变成 ``CopySlices``，第二次 ``backward()`` 随之报错，尽管 ``b`` 的计算图里没有哪个节点保存了张量。直接对 ``b`` 本身做同样的修改（``b.fill_(5)``、``b.add_(1)`` 和 ``b.zero_()``）也什么都不保存，第二遍却照常运行。所以上表的办法，即读取 ``_saved_`` 属性，无法事先判断含有这种修改的图能否运行两次。
+
+
+def saved_in_graph(t):
+    seen, stack = [], [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.append(node)
+            stack.extend(child for child, _ in node.next_functions)
+    return [name for node in seen for name in saved_tensors(node)]
+
+
+def set_first(b):
+    b[0] = 5
+
+
+edits = {
+    "through a view": {
+        "b[0] = 5": set_first,
+        "b[:2].add_(1)": lambda b: b[:2].add_(1),
+        "b[:2].zero_()": lambda b: b[:2].zero_(),
+        "b.view(3).add_(1)": lambda b: b.view(3).add_(1),
+    },
+    "of b itself": {
+        "b.fill_(5)": lambda b: b.fill_(5),
+        "b.add_(1)": lambda b: b.add_(1),
+        "b.zero_()": lambda b: b.zero_(),
+    },
+}
+second_pass = []
+for kind, edits_of_kind in edits.items():
+    for name, edit in edits_of_kind.items():
+        x = torch.ones(3, requires_grad=True)
+        b = x.clone()
+        edit(b)
+        saved = saved_in_graph(b)
+        out = b.sum()
+        out.backward()
+        raised, _ = first_error(lambda i, out=out: out.backward(), range(1))
+        second_pass.append((kind, type(b.grad_fn).__name__, saved, raised is not None))
+        print(f"{name:<18} grad_fn: {type(b.grad_fn).__name__:<14} saved in b's graph: {saved}  "
+              f"second backward() raised: {raised is not None}")
+assert all((kind == "through a view") == (node == "CopySlices") == raised and not saved
+           for kind, node, saved, raised in second_pass), (
+    "an edit through a view makes CopySlices and a second pass raise, nothing saved; an edit of b itself runs twice")
+
+# %%
 # 小结
 # ----
 #
-# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放。在训练循环里，这个节点属于两次 ``backward()`` 共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下算一次即可）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或者同一步里两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页三种原因的训练循环里，``retain_graph=True`` 只在原因三、同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，而这张图保存的 RNN 单元权重已被 ``optimizer.step()`` 原地改过，于是报错（换成 ``fused=True`` 的优化器，连错都不报）。
+# “Trying to backward through the graph a second time”说的是：某次 ``backward()`` 走到了一个节点，而它保存的张量已被先前的 ``backward()`` 释放；或者走到了上文那些没有保存张量、第二遍也会报错的节点之一，比如经由视图的原地修改所生成的节点。在训练循环里，这个节点属于两次 ``backward()`` 共享的东西：循环之前算好的张量（改在循环内计算；编码器冻结时，在 ``torch.no_grad()`` 下算一次即可）、从上一批传下来的隐藏状态（每批开始时 ``h = h.detach()``），或者同一步里两个损失共享的主干（对两者之和做一次 ``backward()``）。在本页三种原因的训练循环里，``retain_graph=True`` 只在原因三、同一步有两个损失的那个循环里用对了；在另外两个循环里，它要么让编码器的更新进不了损失，要么留住上一批的计算图，而这张图保存的 RNN 单元权重已被 ``optimizer.step()`` 原地改过，于是报错（换成 ``fused=True`` 的优化器，连错都不报）。

@@ -886,7 +886,7 @@ assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not same_storage(r
 # .. admonition:: 在 GPU 上
 #    :class: note gpu-box
 #
-#    在 GPU 上，默认的后端（inductor）把模型编译成 Triton 内核；包装器、它的参数和带 ``_orig_mod.`` 的键都和上面一样。``mode="reduce-overhead"`` 还会用上 CUDA 图（“CUDAGraph Trees”）：一次运行把输出写进内存，而同一个图的下一次运行会重用这块内存。这时再读之前某次运行留下的输出，就会抛出 ``RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run``。要保留的输出，在编译后的函数外面用 ``clone()`` 复制一份（PyTorch 文档：`CUDAGraph Trees <https://docs.pytorch.org/docs/stable/torch.compiler_cudagraph_trees.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
+#    在 GPU 上，用默认的后端（inductor）编译的模型，调用时算出的结果与原模型相同；包装器、它的参数和带 ``_orig_mod.`` 的键都和上面一样。``mode="reduce-overhead"`` 还会用上 CUDA 图（“CUDAGraph Trees”）：一次运行把输出写进内存，而同一个图的下一次运行会重用这块内存。这时再读之前某次运行留下的输出，就会抛出 ``RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run``。要保留的输出，在编译后的函数外面用 ``clone()`` 复制一份（PyTorch 文档：`CUDAGraph Trees <https://docs.pytorch.org/docs/stable/torch.compiler_cudagraph_trees.html>`__）。下面的单元格只在 torch 找到 GPU 时才做这些检查；框的标题写明本站构建时是否做了。
 
 if torch.cuda.is_available():
 
@@ -894,17 +894,29 @@ if torch.cuda.is_available():
         return torch.matmul(x, x)
 
     gpu_model = torch.nn.Linear(4, 4).cuda()
+    gpu_inputs = torch.ones(1, 4, device="cuda")
     gpu_x = torch.randn(10, 10, device="cuda")
     with warnings.catch_warnings(record=True):  # 导入 GPU 上的编译栈时，torch 会发出一条关于 torch.jit 的警告
         warnings.simplefilter("always")
         gpu_compiled = torch.compile(gpu_model)
+        gpu_out = gpu_compiled(gpu_inputs)  # 调用一次
         compiled_square = torch.compile(square, mode="reduce-overhead")
         first = compiled_square(gpu_x)
         kept = compiled_square(gpu_x).clone()
         third = compiled_square(gpu_x)
-    pairs = list(zip(gpu_model.parameters(), gpu_compiled.parameters(), strict=True))
-    print("same Parameter objects:", all(q is p for p, q in pairs))
-    assert all(q is p for p, q in pairs), "the compiled module holds the same Parameter objects on a GPU"
+    print("compiled output equal to the model's:", torch.allclose(gpu_out, gpu_model(gpu_inputs)))
+    assert torch.allclose(gpu_out, gpu_model(gpu_inputs)), "on a GPU, the compiled model computes what the model does"
+    pairs = list(zip(gpu_model.named_parameters(), gpu_compiled.named_parameters(), strict=True))
+    print("type(gpu_compiled):", type(gpu_compiled).__name__)
+    print("gpu_compiled._orig_mod is gpu_model:", gpu_compiled._orig_mod is gpu_model)
+    print("same Parameter objects:", all(q is p for (_, p), (_, q) in pairs))
+    print("parameter names:", [m for _, (m, _) in pairs])
+    print("state_dict keys:", list(gpu_compiled.state_dict()))
+    assert type(gpu_compiled).__name__ == "OptimizedModule" and gpu_compiled._orig_mod is gpu_model and all(
+        q is p and m == f"_orig_mod.{n}" for (n, p), (m, q) in pairs
+    ) and list(gpu_compiled.state_dict()) == [f"_orig_mod.{k}" for k in gpu_model.state_dict()], (
+        "on a GPU, the wrapper holds the model and its very Parameter objects; names and keys gain _orig_mod."
+    )
     try:
         print(first)
     except RuntimeError as e:
