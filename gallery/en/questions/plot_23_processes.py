@@ -17,7 +17,8 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
 A dataset that counts how often each item was read counts nothing when the ``DataLoader``'s workers
-are started with ``fork`` (the default on Linux before Python 3.14); under ``spawn`` and ``forkserver``
+are started with ``fork`` (the default on Linux before Python 3.14, as the Python documentation says, and the
+default of the site's build); under ``spawn`` and ``forkserver``
 the pickling that sends the dataset to the workers moves the CPU tensors torch allocated into
 shared memory, unless their storage is empty under the ``file_descriptor`` sharing strategy, Linux's
 default (checked below: the count under ``fork``, and the pickling, run in this process on a few tensors). A tensor handed to another process is sometimes a copy, sometimes shared. This page
@@ -300,8 +301,8 @@ batches = list(DataLoader(dataset, batch_size=2, num_workers=1, **workers))
 print("num_workers=1: batches:", batches, " visits:", dataset.visits)
 assert torch.equal(torch.cat(batches), dataset.data) and not dataset.visits.any(), "the edit stayed in the worker"
 # sphinx_gallery_start_ignore
-assert mp.get_all_start_methods()[0] == ("fork" if sys.version_info < (3, 14) else "forkserver"), (
-    "the default start method on Linux: fork before Python 3.14, forkserver from 3.14")
+assert sys.version_info < (3, 14) and mp.get_all_start_methods()[0] == "fork", (
+    "this Python is older than 3.14 and its default start method is fork")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -550,7 +551,9 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # ``file_descriptor`` sharing strategy, Linux's default), and drops its conjugate or
 # negative bit, as sending through a queue did above. The storage decides, not the tensor: pickling an empty view
 # such as ``t[:0]`` moves all of ``t``'s storage into shared memory. So under ``spawn``
-# (the default on macOS and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the
+# and ``forkserver`` (by the Python documentation's `contexts and start methods
+# <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__, the first is
+# the default on macOS and Windows, the second the default on Linux from Python 3.14) the
 # dataset's tensors reach the workers in shared memory, and a worker's edit of them is expected to
 # reach the parent as the queue child's did, without ``share_memory_()``. This page starts no such
 # worker; the cell below checks what the pickling does to a few tensors. The move gives the tensor new
@@ -629,8 +632,9 @@ assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._r
 # ``SimpleQueue.put`` raises. Share what the workers must update, and return everything else from
 # ``__getitem__``.
 #
-# This page starts children with the ``fork`` method only. Under ``spawn`` (the default on macOS
-# and Windows) and ``forkserver`` (the default on Linux from Python 3.14) the dataset is pickled for
+# This page starts children with the ``fork`` method only. Under ``spawn`` (by the Python
+# documentation, the default on macOS and Windows) and ``forkserver`` (by the same, the default on
+# Linux from Python 3.14) the dataset is pickled for
 # each worker, which moves the CPU tensors torch allocated into shared memory, unless their storage is
 # empty under the ``file_descriptor`` sharing strategy (as shown above); that a worker's edits then reach the
 # parent is not run here: check ``visits`` on the platform you run.
