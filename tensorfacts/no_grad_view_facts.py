@@ -72,8 +72,6 @@ OFF_MODES = {**GRAD_OFF, "inference_mode with enable_grad": _inference_grad_on}
 FURTHER_VIEWS = (lambda u: u, lambda u: u[..., 1:], lambda u: u[..., 1:].unsqueeze(0))
 #: The ways a view of u is taken: with grad mode on (the views above), and u[..., 1:] in each of OFF_MODES.
 SECOND_VIEW_MODES = (None, *OFF_MODES)
-#: The view operation and dtype whose runs also ask torch.autograd.grad and backward(inputs=...) for the source and u.
-ASKED_ROW, ASKED_DTYPE = "a[:, 1:3]", torch.float32
 #: The message of torch.autograd.grad asked for a tensor the graph does not reach.
 UNUSED = "appears to not have been used in the graph"
 #: When u.requires_grad_() is called: never, right after u is taken, after the view of u is taken (before its clone),
@@ -86,18 +84,18 @@ CALLS = (None, "first", "after the view", "after the clone")
 KINDS = ("leaf", "non-leaf", "view leaf")
 
 
-def _backward_of_squares(c: torch.Tensor) -> None:
-    """backward() of the sum of the squares of ``c``'s values (real and imaginary parts apart)."""
+def _squares(c: torch.Tensor) -> torch.Tensor:
+    """The sum of the squares of ``c``'s values (real and imaginary parts apart), in float32."""
     dense = c.to_dense() if c.is_sparse else c
     values = (torch.view_as_real(dense) if dense.is_complex() else dense).float()
-    (values * values).sum().backward()
+    return (values * values).sum()
 
 
 def _grad_asked(c: torch.Tensor, asked: torch.Tensor, allow_unused: bool):
     """torch.autograd.grad of the sum of the squares of ``c``, asked for ``asked``: the gradient (None with
     ``allow_unused``), or "unused" when it raises that ``asked`` was not used in the graph."""
     try:
-        (grad,) = torch.autograd.grad((c * c).sum(), asked, allow_unused=allow_unused)
+        (grad,) = torch.autograd.grad(_squares(c), asked, allow_unused=allow_unused)
     except RuntimeError as exc:
         return "unused" if UNUSED in str(exc) else str(exc)
     return grad
@@ -118,7 +116,7 @@ def _asked_as_said(c: torch.Tensor, source: torch.Tensor, u: torch.Tensor, u_gra
                 return False
     for asked in (source, u):
         try:
-            (c * c).sum().backward(inputs=[asked])
+            _squares(c).backward(inputs=[asked])
         except RuntimeError:
             return False
     return True
@@ -130,10 +128,11 @@ def copied_dtypes(row: view_ops.Row, copy: str) -> tuple[torch.dtype, ...]:
         row, view_ops.make_source(row.source, "contiguous").to(dtype)).dtype == COPIES[copy][2])
 
 
-def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
+def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int, int]:
     """Every run of the view operations of GRAD_VIEWS taken with grad mode off, copied by ``copy`` of COPIES: (what
     differs from the text of clone-of-no-grad-view-passes-no-gradient, with ``copy`` and its node for clone() and
-    CloneBackward0, the runs, those that also ask torch.autograd.grad, the runs expected)."""
+    CloneBackward0, the runs, those that also ask torch.autograd.grad (every run of the leaf and the non-leaf), the
+    runs expected, and those expected to ask)."""
     wrong, runs, asked_runs = [], 0, 0
     for row in GRAD_VIEWS:
         for dtype in copied_dtypes(row, copy):
@@ -172,7 +171,7 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
                     recorded = c.requires_grad == node and (
                         type(c.grad_fn).__name__ == COPIES[copy][1] if node else c.grad_fn is None)
                     if c.requires_grad:
-                        _backward_of_squares(c)
+                        _squares(c).backward()
                     runs += 1
                     made_as_said = (source.requires_grad and source.is_leaf == (kind != "non-leaf")
                                     and (source._base is not None) == (kind == "view leaf"))
@@ -180,7 +179,7 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
                         second is None and (as_taken or call == "first")) and chained._base is u._base)
                     seen = (made_as_said and seen_as_taken and taken_as_said, recorded,
                             (u.grad is None) != gets_gradient and leaf.grad is None)
-                    if row.code == ASKED_ROW and dtype is ASKED_DTYPE and as_taken:
+                    if as_taken:  # the leaf and the non-leaf
                         asked_runs += 1
                         u_grad = u.grad.clone() if gets_gradient and u.grad is not None else None
                         seen = (*seen, _asked_as_said(c, source, u, u_grad))
@@ -193,7 +192,7 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int]:
     per_kind = len(OFF_MODES) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(OFF_MODES)))
     expected = per_kind * sum(len(copied_dtypes(row, copy)) * (len(KINDS) - (row.source == "s"))
                               for row in GRAD_VIEWS)
-    return wrong, runs, asked_runs, expected
+    return wrong, runs, asked_runs, expected, per_kind * 2 * sum(len(copied_dtypes(row, copy)) for row in GRAD_VIEWS)
 
 
 def unrecorded_view_runs(copy: str) -> list[tuple[str, str, bool, bool]]:
@@ -248,7 +247,7 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
           "taken instead in each of those four ways "
           "(no grad_fn, the same base as u), with u.requires_grad_() called never, "
           "right after u is taken, after the view is taken or after the clone: the clone c requires grad and has a "
-          "CloneBackward0 node, and u.grad and the leaf's .grad are None. In every run of a[:, 1:3] in float32, "
+          "CloneBackward0 node, and u.grad and the leaf's .grad are None. In every run of the leaf and the non-leaf, "
           "torch.autograd.grad of the sum of the squares of c, asked for the source, raises \"... appears to not "
           "have been used in the graph\" and returns None with allow_unused=True; asked for u, it does the same, "
           "except in the runs where u.grad is filled, where it returns that gradient; backward(inputs=...) of that "
@@ -290,7 +289,7 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
              "u.grad 是 None。每次运行再改为分别用这四种方式取视图 "
              "u[..., 1:]（没有 grad_fn，基张量与 u 的相同），不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得这个视图之后、取得副本之后调用：副本 c 需要梯度，带 "
-             "CloneBackward0 节点，u.grad 和叶子张量的 .grad 都是 None。在 a[:, 1:3]、float32 的每次运行中，"
+             "CloneBackward0 节点，u.grad 和叶子张量的 .grad 都是 None。在源张量是叶子张量或非叶子张量的每次运行中，"
              "对 c 的各值平方和调用 torch.autograd.grad 求源张量的梯度，会抛出"
              "“... appears to not have been used in the graph”，带 allow_unused=True 时返回 None；"
              "求 u 的梯度也是这样，只有在 u.grad 有值的那些运行中，它返回的正是这个梯度；"
@@ -318,15 +317,15 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
           "source, the three ways to turn grad mode off and torch.inference_mode() with torch.enable_grad(), u, "
           "two views taken of it with grad mode on and one taken in each of those four ways, u.requires_grad_() "
           "called never, right after u is taken, after the view of it or after the clone, torch.autograd.grad and "
-          "backward(inputs=...) asked for the source and u in the runs of "
-          f"a[:, 1:3] in float32, the same view operations of an inference tensor that requires grad (a tensor "
+          "backward(inputs=...) asked for the source and u in every run "
+          f"of the leaf and the non-leaf, the same view operations of an inference tensor that requires grad (a tensor "
           f"and a Parameter), the {len(UNRECORDED)} views autograd does not record, and the {len(ITSELF)} calls "
           "that return the tensor itself, on the CPU",
     "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量、非叶子张量和变成叶子张量的视图三种源张量，"
              "三种关闭梯度模式的方式和在 torch.inference_mode() 内开启的 torch.enable_grad()，u、在梯度模式下对它取的"
              "两种视图和用这四种方式分别对它取的一种视图，不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得它的视图之后、"
-             "取得副本之后调用，在 a[:, 1:3]、float32 的运行中对源张量和 u 调用的 torch.autograd.grad 和 "
+             "取得副本之后调用，在叶子张量和非叶子张量的每次运行中对源张量和 u 调用的 torch.autograd.grad 和 "
              "backward(inputs=...)，对需要梯度的推理张量（张量和 Parameter）做的同样的视图操作，"
              f"自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，以及返回张量本身的 "
              f"{len(ITSELF)} 种调用，在 CPU 上"})
@@ -337,12 +336,11 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     ``requires_grad_()`` before that view or clone was taken and that view was taken with grad mode on. The views
     autograd does not record require no grad, and their clones have no node. A call documented as a view that returns
     the tensor itself (``.real`` of a real tensor) gives no view: its clone passes the gradient to the tensor."""
-    wrong, runs, asked_runs, expected = no_grad_view_runs("clone()")
+    wrong, runs, asked_runs, expected, asked_expected = no_grad_view_runs("clone()")
     not_recorded = [row.code for row in GRAD_VIEWS
                     if view_ops.apply(row, view_ops.make_source(row.source, "contiguous").requires_grad_()).grad_fn
                     is None]
     untracked = unrecorded_view_runs("clone()")
-    per_view = 2 * len(OFF_MODES) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(OFF_MODES)))  # asked: leaf and non-leaf
     tracked = [entry for entry in untracked if entry[2] or entry[3]]
     inference_runs, inference_recorded = inference_view_runs("clone()")
     itself, itself_runs = [], 0
@@ -367,14 +365,14 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
         if not (r is source and warned and type(c.grad_fn).__name__ == "CloneBackward0"
                 and torch.equal(grad, 2 * source.detach())):
             itself.append(f"{code} {dtype} {kind} {mode}")
-    return Fact(runs == expected and asked_runs == per_view and not wrong and not not_recorded and not tracked
+    return Fact(runs == expected and asked_runs == asked_expected and not wrong and not not_recorded and not tracked
                 and itself_runs == len(ITSELF) * 3 * 2 * (1 + len(OFF_MODES)) and not itself
                 and inference_runs == len(INFERENCE_SOURCES) * (1 + len(OFF_MODES)) * sum(
                     len(VIEW_DTYPES[row.source]) for row in GRAD_VIEWS) and not inference_recorded,
                 f"views run: {runs}, of which {asked_runs} also asked; not (a leaf that requires grad, but of a view "
                 f"leaf, clone recorded but of a view leaf's u without requires_grad_() called first, "
                 f"u.grad only after requires_grad_() called first and through views taken in grad mode, none on the "
-                f"leaf[, {ASKED_ROW} {ASKED_DTYPE}: autograd.grad raises '{UNUSED}' for the source and for u but "
+                f"leaf[, leaf and non-leaf: autograd.grad raises '{UNUSED}' for the source and for u but "
                 f"when u gets a gradient, backward(inputs=...) raises nothing]): {wrong}; "
                 f"without a grad_fn in grad mode: {not_recorded}; unrecorded views run: {len(untracked)}, of which "
                 f"(requires grad, clone with a grad_fn): {tracked}; views of an inference tensor that requires grad "

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import warnings
 
 import torch
+from torch.autograd import forward_ad
 
 from tensorfacts.model import (
     DOES_NOT_HOLD,
@@ -233,10 +235,45 @@ def _detach_edit_propagates() -> Result:
 @CLAIMS.claim(
     "000-detach-only-requires-grad", "detach", "copying-detach",
     "`detach()` only turns the new tensor's `requires_grad` to `False`; `a` keeps its own.",
-    "`detach()` 只是把新变量的 `requires_grad` 变成了 `False`，`a` 的不变。")
+    "`detach()` 只是把新变量的 `requires_grad` 变成了 `False`，`a` 的不变。",
+    notes={
+        "en": "Read as: the two hold the same values in the same memory, and the new tensor's `requires_grad` is "
+              "`False` while `a`'s stays `True`, which holds. `requires_grad` is not all that differs; among the "
+              "differences: the new tensor has no `.grad` (`c.grad` is `None` while `a.grad` holds "
+              "`tensor([2., 4., 6.])`, as the article's own output shows); a detached non-leaf tensor "
+              "(`(a * 2).detach()`) has no `grad_fn` and is a leaf; a detached `Parameter` is a plain `Tensor`; a "
+              "forward-mode AD tangent (`torch.autograd.forward_ad.make_dual`) is not carried over; attributes set "
+              "on the tensor in Python (`a.tag = 1`) are not copied.",
+        "zh_CN": "按“两者的值相同、在同一块内存里，新张量的 `requires_grad` 为 `False`，`a` 的仍为 `True`”理解，"
+                 "这一条成立。但不同的不只是 `requires_grad`，比如：新张量没有 `.grad`（原文自己的输出里，`a.grad` "
+                 "为 `tensor([2., 4., 6.])`，`c.grad` 却是 `None`）；非叶子张量 detach 出来的张量"
+                 "（`(a * 2).detach()`）没有 `grad_fn`，是叶子张量；`Parameter` detach 出来的是普通的 `Tensor`；"
+                 "前向模式自动微分的切向量（`torch.autograd.forward_ad.make_dual` 给的 tangent）不会带过去；"
+                 "在 Python 里给张量设置的属性（`a.tag = 1`）不会被复制。",
+    },
+    qualifiers={"en": "read as: same values and memory, requires_grad False in the new tensor; a keeps its own",
+                "zh_CN": "理解为值和内存相同，新张量的 requires_grad 为 False，a 的不变"})
 def _detach_only_requires_grad() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (a * a).sum().backward()
     c = a.detach()
+    if a.grad is None or c.grad is not None:
+        raise AssertionError("the note is out of date: a detached leaf now carries the .grad of its source")
+    y = a * 2
+    if y.grad_fn is None or y.detach().grad_fn is not None or not y.detach().is_leaf:
+        raise AssertionError("the note is out of date: a detached non-leaf now keeps a grad_fn or is not a leaf")
+    if type(torch.nn.Parameter(torch.ones(2)).detach()) is not torch.Tensor:
+        raise AssertionError("the note is out of date: a detached Parameter is no longer a plain Tensor")
+    with warnings.catch_warnings(), forward_ad.dual_level():
+        # forward AD's first use imports torch's decompositions, which call the deprecated torch.jit.script
+        warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
+        dual = forward_ad.make_dual(torch.ones(2), torch.full((2,), 2.0))
+        if forward_ad.unpack_dual(dual).tangent is None or forward_ad.unpack_dual(dual.detach()).tangent is not None:
+            raise AssertionError("the note is out of date: detach() now keeps the forward-mode AD tangent")
+    tagged = torch.ones(2)
+    tagged.tag = 1
+    if hasattr(tagged.detach(), "tag"):
+        raise AssertionError("the note is out of date: detach() now copies attributes set in Python")
     out = a.requires_grad and not c.requires_grad and torch.equal(a, c) and same_storage(a, c)
     return Result(verdict(out),
                   observed_each(f"a.requires_grad = {a.requires_grad}", f"c.requires_grad = {c.requires_grad}"))

@@ -526,6 +526,44 @@ for retained in (False, True):
     assert (torch.equal(non_leaf_grad, named_weights) and non_leaf_found == []) if retained else (
         non_leaf_grad is None and len(non_leaf_found) == 1), (
         "a plain backward() leaves a non-leaf source's .grad at None unless it called retain_grad()")
+
+
+def other_made(other_kind):
+    """A leaf that requires grad: a Parameter, or an inference tensor made so inside torch.inference_mode() (alone,
+    or the weight of a module built there)."""
+    if other_kind == "Parameter":
+        return torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+    with torch.inference_mode():
+        if other_kind == "inference tensor":
+            return torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        return torch.nn.BatchNorm1d(3).weight
+
+
+for other_kind in ("Parameter", "inference tensor", "module parameter"):
+    for other_route in ("backward()", "retain_grad()", "grad(source)", "grad(clone)", "inputs=[other]", "inputs=[clone]"):
+        other_source, other_leaf = other_made(other_kind), torch.ones(3, requires_grad=True)
+        other_clone = other_source.clone()
+        assert other_clone.requires_grad and not other_clone.is_leaf and type(other_clone.grad_fn).__name__ == (
+            "CloneBackward0" if other_kind == "Parameter" else "CopyBackwards") and (
+            other_source.is_inference() != (other_kind == "Parameter")), (
+            "the clone of a Parameter, or of an inference tensor that requires grad, requires grad and is not a leaf; "
+            "its node is CopyBackwards for the inference tensor")
+        if other_route == "retain_grad()":
+            other_clone.retain_grad()
+        other_loss = (other_clone * named_weights + other_leaf).sum()
+        if other_route.startswith("grad("):
+            (other_grad,) = torch.autograd.grad(other_loss, other_clone if other_route == "grad(clone)" else other_source)
+            assert torch.equal(other_grad, named_weights), "torch.autograd.grad returns the clone's gradient"
+        else:
+            other_loss.backward(inputs={"inputs=[other]": [other_leaf], "inputs=[clone]": [other_clone]}.get(other_route))
+        other_clone_grad = read_grad(other_clone)[0]
+        assert ((other_source.grad is None) != (other_route in ("backward()", "retain_grad()"))
+                and (other_clone_grad is None) != (other_route in ("retain_grad()", "inputs=[clone]"))
+                and (other_leaf.grad is None) != (other_route in ("backward()", "retain_grad()", "inputs=[other]"))
+                and all(torch.equal(g, named_weights) for g in (other_source.grad, other_clone_grad) if g is not None)), (
+            "for a Parameter or an inference tensor, a plain backward() fills the source's .grad, torch.autograd.grad "
+            "and a backward(inputs=...) not naming it leave it at None, and the clone's .grad is filled only after "
+            "retain_grad() or by naming it in inputs=")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -587,7 +625,9 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # ----------
 #
 # ``clone()`` copies memory, not independence. In grad mode (not inside
-# ``torch.inference_mode()``), the clone of a tensor that requires grad requires grad too, is not a leaf (its ``.grad``
+# ``torch.inference_mode()``), the clone of a tensor that requires grad, a ``Parameter`` or an inference tensor such as
+# a parameter of a module built under ``torch.inference_mode()`` included (the clone of an inference tensor has a
+# ``CopyBackwards`` node, not ``CloneBackward0``), requires grad too, is not a leaf (its ``.grad``
 # stays ``None`` unless you call ``retain_grad()`` or name it in
 # ``backward(inputs=...)``; :ref:`the page on non-leaf gradients <questions-non-leaf-grad>` shows
 # both), and a gradient that reaches it flows on to the source: a plain ``backward()`` accumulates
@@ -605,8 +645,8 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # view of such a view, its base gets no gradient, nor does the view so taken unless ``requires_grad_()`` was called on
 # it before its clone, or a view of it, was taken (the clone
 # of a view of it taken in one of these ways passes it no gradient even then). Unless the tensor viewed is itself a
-# view made a leaf with ``requires_grad_()``, or an inference tensor, such as a parameter of a module built under
-# ``torch.inference_mode()`` (views taken of either in these ways do not require grad), ``backward()``,
+# view made a leaf with ``requires_grad_()``, or an inference tensor (views taken of either in these ways do not
+# require grad), ``backward()``,
 # and ``backward(inputs=...)`` naming the base or that view, raise nothing; ``torch.autograd.grad`` asked for the
 # base, or for that view when it gets no gradient, raises a ``RuntimeError`` saying it appears to not have been
 # used in the graph (with ``allow_unused=True`` it returns ``None`` for it). The clone of such a view of an inference
@@ -615,4 +655,4 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # saying that it does not require grad and does not have a grad_fn. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
-# :fact:`clone-of-no-grad-view-passes-no-gradient`
+# :fact:`inference-leaf-clone-in-graph` :fact:`clone-of-no-grad-view-passes-no-gradient`

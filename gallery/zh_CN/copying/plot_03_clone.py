@@ -495,6 +495,44 @@ for retained in (False, True):
     assert (torch.equal(non_leaf_grad, named_weights) and non_leaf_found == []) if retained else (
         non_leaf_grad is None and len(non_leaf_found) == 1), (
         "a plain backward() leaves a non-leaf source's .grad at None unless it called retain_grad()")
+
+
+def other_made(other_kind):
+    """A leaf that requires grad: a Parameter, or an inference tensor made so inside torch.inference_mode() (alone,
+    or the weight of a module built there)."""
+    if other_kind == "Parameter":
+        return torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+    with torch.inference_mode():
+        if other_kind == "inference tensor":
+            return torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        return torch.nn.BatchNorm1d(3).weight
+
+
+for other_kind in ("Parameter", "inference tensor", "module parameter"):
+    for other_route in ("backward()", "retain_grad()", "grad(source)", "grad(clone)", "inputs=[other]", "inputs=[clone]"):
+        other_source, other_leaf = other_made(other_kind), torch.ones(3, requires_grad=True)
+        other_clone = other_source.clone()
+        assert other_clone.requires_grad and not other_clone.is_leaf and type(other_clone.grad_fn).__name__ == (
+            "CloneBackward0" if other_kind == "Parameter" else "CopyBackwards") and (
+            other_source.is_inference() != (other_kind == "Parameter")), (
+            "the clone of a Parameter, or of an inference tensor that requires grad, requires grad and is not a leaf; "
+            "its node is CopyBackwards for the inference tensor")
+        if other_route == "retain_grad()":
+            other_clone.retain_grad()
+        other_loss = (other_clone * named_weights + other_leaf).sum()
+        if other_route.startswith("grad("):
+            (other_grad,) = torch.autograd.grad(other_loss, other_clone if other_route == "grad(clone)" else other_source)
+            assert torch.equal(other_grad, named_weights), "torch.autograd.grad returns the clone's gradient"
+        else:
+            other_loss.backward(inputs={"inputs=[other]": [other_leaf], "inputs=[clone]": [other_clone]}.get(other_route))
+        other_clone_grad = read_grad(other_clone)[0]
+        assert ((other_source.grad is None) != (other_route in ("backward()", "retain_grad()"))
+                and (other_clone_grad is None) != (other_route in ("retain_grad()", "inputs=[clone]"))
+                and (other_leaf.grad is None) != (other_route in ("backward()", "retain_grad()", "inputs=[other]"))
+                and all(torch.equal(g, named_weights) for g in (other_source.grad, other_clone_grad) if g is not None)), (
+            "for a Parameter or an inference tensor, a plain backward() fills the source's .grad, torch.autograd.grad "
+            "and a backward(inputs=...) not naming it leave it at None, and the clone's .grad is filled only after "
+            "retain_grad() or by naming it in inputs=")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -550,5 +588,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下（不在 ``torch.inference_mode()`` 里），需要梯度的张量的副本仍连在计算图上。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()`` 或 ``torch.set_grad_enabled(False)`` 下），或在 ``torch.inference_mode()`` 里（即使开了 ``torch.enable_grad()``）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算），或者这种视图的视图，它的基张量（base tensor）得不到梯度，这样取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它。只要那个需要梯度的张量本身既不是用 ``requires_grad_()`` 变成叶子张量的视图，也不是推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数（用这些方式对这两种张量取的视图都不需要梯度），``backward()`` 和点名基张量或那个视图的 ``backward(inputs=...)`` 都不报错；用 ``torch.autograd.grad`` 求基张量的梯度，或者在那个视图得不到梯度时求它的梯度，则抛出 ``RuntimeError``，说它似乎没有在计算图里用到（带 ``allow_unused=True`` 时对它返回 ``None``）。对推理张量这样取的视图，或者它的视图，取得的副本没有 ``grad_fn``：不论 ``backward()`` 带不带点名基张量或那个视图的 ``inputs=``，也不论求其中哪一个梯度的 ``torch.autograd.grad`` 带不带 ``allow_unused=True``，都会抛出 ``RuntimeError``，说它不需要梯度，也没有 grad_fn。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
-# :fact:`clone-of-no-grad-view-passes-no-gradient`
+# ``clone()`` 只让内存独立。在梯度模式下（不在 ``torch.inference_mode()`` 里），需要梯度的张量的副本仍连在计算图上，``Parameter`` 和推理张量（inference tensor）也一样，比如在 ``torch.inference_mode()`` 下构建的模块的参数，只是推理张量的副本带的节点是 ``CopyBackwards``，不是 ``CloneBackward0``。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()`` 或 ``torch.set_grad_enabled(False)`` 下），或在 ``torch.inference_mode()`` 里（即使开了 ``torch.enable_grad()``）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算），或者这种视图的视图，它的基张量（base tensor）得不到梯度，这样取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它。只要那个需要梯度的张量本身既不是用 ``requires_grad_()`` 变成叶子张量的视图，也不是推理张量（用这些方式对这两种张量取的视图都不需要梯度），``backward()`` 和点名基张量或那个视图的 ``backward(inputs=...)`` 都不报错；用 ``torch.autograd.grad`` 求基张量的梯度，或者在那个视图得不到梯度时求它的梯度，则抛出 ``RuntimeError``，说它似乎没有在计算图里用到（带 ``allow_unused=True`` 时对它返回 ``None``）。对推理张量这样取的视图，或者它的视图，取得的副本没有 ``grad_fn``：不论 ``backward()`` 带不带点名基张量或那个视图的 ``inputs=``，也不论求其中哪一个梯度的 ``torch.autograd.grad`` 带不带 ``allow_unused=True``，都会抛出 ``RuntimeError``，说它不需要梯度，也没有 grad_fn。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
+# :fact:`inference-leaf-clone-in-graph` :fact:`clone-of-no-grad-view-passes-no-gradient`
