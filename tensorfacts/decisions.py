@@ -105,8 +105,9 @@ DECISIONS: tuple[Advice, ...] = (
                 "requires grad and the clone is made with grad mode on (not under `torch.no_grad()` or "
                 "`torch.set_grad_enabled(False)`) and outside `torch.inference_mode()`, "
                 "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on (the node is "
-                "`CopyBackwards` when `a` is an inference tensor made with `requires_grad=True`, such as a parameter "
-                "of a module built inside `torch.inference_mode()`). The exception is a view of a tensor that "
+                "`CopyBackwards` when `a` is a strided inference tensor that requires grad, such as a parameter "
+                "of a module built inside `torch.inference_mode()`; of a sparse or nested one, the clone does not "
+                "require grad and has no node). The exception is a view of a tensor that "
                 "requires grad taken with grad mode off (under `torch.no_grad()` or "
                 "`torch.set_grad_enabled(False)`) or inside `torch.inference_mode()`, even with `torch.enable_grad()`, "
                 "or a view of such a view. It still "
@@ -124,8 +125,9 @@ DECISIONS: tuple[Advice, ...] = (
                 "而且调用时梯度模式（grad mode）是开着的（不在 `torch.no_grad()` 或 "
                 "`torch.set_grad_enabled(False)` 下），也不在 `torch.inference_mode()` 里，"
                 "副本的 `requires_grad` 也是 `True`，"
-                "并带有把梯度传下去的 `CloneBackward0` 节点（如果 `a` 是用 `requires_grad=True` 创建的推理张量，"
-                "比如在 `torch.inference_mode()` 里构建的模块的参数，节点则是 `CopyBackwards`）。"
+                "并带有把梯度传下去的 `CloneBackward0` 节点（如果 `a` 是需要梯度的 strided 推理张量，"
+                "比如在 `torch.inference_mode()` 里构建的模块的参数，节点则是 `CopyBackwards`；"
+                "如果是需要梯度的稀疏或嵌套推理张量，副本则不需要梯度，也没有节点）。"
                 "例外是梯度模式关闭时（在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下）"
                 "或在 `torch.inference_mode()` 里（即使开了 `torch.enable_grad()`）对需要梯度的张量取的视图（view），"
                 "以及这种视图的视图。它仍然需要梯度，所以副本也带 `CloneBackward0` 节点，"
@@ -141,7 +143,8 @@ DECISIONS: tuple[Advice, ...] = (
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
         facts=("clone-requires-grad-in-grad-mode", "copy-in-graph-passes-gradient", "inference-tensor-requiring-grad",
-               "clone-of-no-grad-view-passes-no-gradient", "no-grad-view-operations-pass-no-gradient"),
+               "inference-leaf-clone-in-graph", "clone-of-no-grad-view-passes-no-gradient",
+               "no-grad-view-operations-pass-no-gradient"),
     ),
     Advice(
         "need-snapshot",

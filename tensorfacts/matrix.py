@@ -62,34 +62,34 @@ GUIDE: tuple[Advice, ...] = (
         "copy-in-graph",
         {
             "en": "For a copy that gradients still flow back through, use `a.clone()`, with grad mode on, outside "
-                "`torch.inference_mode()`, on a tensor that requires grad: "
-                "its own storage and version counter, `requires_grad=True` and a `CloneBackward0` node. "
-                "`torch.empty_like(a).copy_(a)` does the same through `CopyBackwards`, and so, on a float32 `a` like "
-                "the sources here, does `a.double()`, through `ToCopyBackward0` (it also changes the dtype; on a "
-                "float64 `a` it returns `a` itself, no copy). For an inference tensor `a` made with "
-                "`requires_grad=True` (a parameter of a module built inside `torch.inference_mode()`), the nodes of "
-                "`a.clone()` and `a.double()` are `CopyBackwards` instead. The exception is a view of a tensor that "
-                "requires grad taken under `torch.no_grad()` or `torch.set_grad_enabled(False)`, or inside "
-                "`torch.inference_mode()` even with `torch.enable_grad()`, or a view of such a view. It still "
-                "requires grad, so its copy by any of these three calls (`a.double()` on a float32 view) has the node "
-                "too, yet no gradient reaches its base. That is not a matter of copying: for `v = w[1:]` of a `w` "
-                "that requires grad, taken under `torch.no_grad()`, `torch.set_grad_enabled(False)` or "
-                "`torch.inference_mode()`, `v * 2`, `v.exp()` and `v[[0, 1]]` pass `w` no gradient either. Nor "
-                "does a gradient reach the view itself, unless `requires_grad_()` was called on it before its copy, "
-                "or a view of it, was taken; the copy of a view of it taken in one of these ways passes it no "
-                "gradient even then. Not every view is such an exception: a view made by an operation autograd "
-                "does not record in grad mode (`detach()`, `view(dtype)` or a sparse tensor's `indices()`, for "
-                "example), a view of an inference tensor, and a view taken in these ways of a view made a leaf with "
-                "`requires_grad_()` do not require grad.",
+                "`torch.inference_mode()`, on a tensor that requires grad: its own storage and version counter, "
+                "`requires_grad=True` and a `CloneBackward0` node. `torch.empty_like(a).copy_(a)` does the same "
+                "through `CopyBackwards`, and so, on a float32 `a` like the sources here, does `a.double()`, through "
+                "`ToCopyBackward0` (it also changes the dtype; on a float64 `a` it returns `a` itself, no copy). For a "
+                "strided inference tensor `a` made with `requires_grad=True` (a parameter of a module built inside "
+                "`torch.inference_mode()`), the nodes of `a.clone()` and `a.double()` are `CopyBackwards` instead; of "
+                "a sparse or nested inference tensor that requires grad, `a.clone()` does not require grad and has no "
+                "node. The exception is a view of a tensor that requires grad taken under `torch.no_grad()` or "
+                "`torch.set_grad_enabled(False)`, or inside `torch.inference_mode()` even with `torch.enable_grad()`, "
+                "or a view of such a view. It still requires grad, so its copy by any of these three calls "
+                "(`a.double()` on a float32 view) has the node too, yet no gradient reaches its base. That is not a "
+                "matter of copying: for `v = w[1:]` of a `w` that requires grad, taken under `torch.no_grad()`, "
+                "`torch.set_grad_enabled(False)` or `torch.inference_mode()`, `v * 2`, `v.exp()` and `v[[0, 1]]` pass "
+                "`w` no gradient either. Nor does a gradient reach the view itself, unless `requires_grad_()` was "
+                "called on it before its copy, or a view of it, was taken; the copy of a view of it taken in one of "
+                "these ways passes it no gradient even then. Not every view is such an exception: a view made by an "
+                "operation autograd does not record in grad mode (`detach()`, `view(dtype)` or a sparse tensor's "
+                "`indices()`, for example), a view of an inference tensor, and a view taken in these ways of a view "
+                "made a leaf with `requires_grad_()` do not require grad.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就在梯度模式（grad mode）下、`torch.inference_mode()` 之外，"
                 "对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点。"
                 "`torch.empty_like(a).copy_(a)` 效果相同，节点是 `CopyBackwards`；这里的 `a` "
                 "是 float32 张量，`a.double()` 也一样，节点是 `ToCopyBackward0`"
                 "（同时改变了 dtype；`a` 本来就是 float64 的话，它返回 `a` 本身，不复制）。"
-                "对用 `requires_grad=True` 创建的推理张量 `a`（比如在 "
+                "对用 `requires_grad=True` 创建的 strided 推理张量 `a`（比如在 "
                 "`torch.inference_mode()` 里构建的模块的参数），`a.clone()` 和 `a.double()` 的节点则都是 "
-                "`CopyBackwards`。"
+                "`CopyBackwards`；对需要梯度的稀疏或嵌套推理张量，`a.clone()` 不需要梯度，也没有节点。"
                 "例外是在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下，或在 `torch.inference_mode()` 里"
                 "（即使开了 `torch.enable_grad()`）对需要梯度的张量取的视图（view），以及这种视图的视图。"
                 "它仍然需要梯度，所以用这三种调用中的任何一种得到的副本（对 float32 的视图才用 `a.double()`）"
@@ -107,8 +107,9 @@ GUIDE: tuple[Advice, ...] = (
             for op, node in (("a.clone()", "CloneBackward0"),
                              ("torch.empty_like(a).copy_(a)", "CopyBackwards"), ("a.double()", "ToCopyBackward0"))),
         facts=("copy-in-graph-passes-gradient", "double-of-float64-is-a", "inference-tensor-requiring-grad",
-               "clone-of-no-grad-view-passes-no-gradient", "copy-of-no-grad-view-passes-no-gradient",
-               "no-grad-view-operations-pass-no-gradient", "inference-mode-grad-on-records-no-node"),
+               "inference-leaf-clone-in-graph", "clone-of-no-grad-view-passes-no-gradient",
+               "copy-of-no-grad-view-passes-no-gradient", "no-grad-view-operations-pass-no-gradient",
+               "inference-mode-grad-on-records-no-node"),
     ),
     Advice(
         "detach-view",
