@@ -58,6 +58,10 @@ CJK_CASES = {
     "comma-before-and": ("起点不同、且同在一块存储上", "an enumeration comma (、) right before"),
     "comma-before-bing": ("复制一份、并写进去", "an enumeration comma (、) right before"),
     "comma-before-er": ("不报错、而写出错误的值", "an enumeration comma (、) right before"),
+    "space-after-mid-line-fact": ("会抛出 ``RuntimeError``。:fact:`x-y` ``torch.utils`` 也不该",
+                                  "a space next to full-width punctuation"),
+    "space-between-two-facts": ("起因。:fact:`x-y` :fact:`y-z`\\ 下面每个", "a space next to full-width punctuation"),
+    "space-before-fact": ("则可以 :fact:`x-y`。它们", "a space next to full-width punctuation"),
 }
 
 
@@ -83,6 +87,8 @@ def test_the_chinese_rules_find_each_fault(text, expected):
         "停在 ``in-place operation``；只改，用 ``a.data``，在 torch 2.13.0。",
         "原文说“a view of a leaf Variable ...”。",
         "元素上，或沿第二维；起点不同或同在一块存储上；输入、输出、两者都有，或者什么都没有",
+        "会抛出 ``RuntimeError``。:fact:`x-y`\n``torch.utils`` 也不该",  # the citation renders nothing
+        "起因。:fact:`x-y`\\ :fact:`y-z`\\ 下面每个",  # nor does reST's escaped whitespace
     ],
     ids=[
         "spaced",
@@ -98,6 +104,8 @@ def test_the_chinese_rules_find_each_fault(text, expected):
         "message-without-stop",
         "ellipsis",
         "comma-or-plain-or",
+        "fact-at-line-end",
+        "fact-before-escaped-space",
     ],  # fmt: skip
 )
 def test_the_chinese_rules_accept_good_text(text):

@@ -70,6 +70,9 @@ CJK = rf"{HAN}{JOINED}“”‘’"
 BLOCK_STARTS = ("#", "%", "|", "```", "~~~")
 #: A named fact's citation at the end of a line: it renders nothing, so the line ends before it.
 TRAILING_FACT = re.compile(r"\s*(?::fact:|\{fact\})`[^`]*`\s*$")
+#: A named fact's citation anywhere: it renders nothing, so the text on its two sides meets, and a space
+#: after it in the middle of a line stays (``。:fact:`x` 原文`` reads "。 原文"); end its line there instead.
+FACT = re.compile(r"(?::fact:|\{fact\})`[^`]*`")
 #: A fence of code in a Markdown page (a language, a doctest, a toctree), whose lines are not prose.
 #: The opening line of a MyST directive that is not a code fence (``{behaviour-matrix}``, ``{admonition}``):
 #: its prose is checked, and the bare fence that ends it opens no code block.
@@ -119,9 +122,10 @@ def _join(left: str, right: str) -> str:
 
 
 def _rendered_lines(text: str) -> list[tuple[int, str]]:
-    """The text as a reader sees its words, as ``(first line, text)`` pieces: quoted titles (《…》)
-    emptied, each piece of markup one token, and each paragraph's lines joined as the build joins them."""
-    plain = re.sub(r"《[^》]*》", lambda m: "《》" + "\n" * m.group().count("\n"), text)
+    """The text as a reader sees its words, as ``(first line, text)`` pieces: named facts' citations
+    left out (they render nothing), quoted titles (《…》) emptied, each piece of markup one token, and each
+    paragraph's lines joined as the build joins them."""
+    plain = re.sub(r"《[^》]*》", lambda m: "《》" + "\n" * m.group().count("\n"), FACT.sub("", text))
     plain = MARKUP.sub(lambda m: TOKEN + f"\n{GLUE}" * m.group().count("\n"), plain)
     pieces: list[tuple[int, str]] = []
     for number, raw in enumerate(plain.splitlines(), start=1):

@@ -226,7 +226,12 @@ def draw_processes(title, child, **names):
 # For parameters in the usual dense (strided) layout, as here, its tensors are new tensor objects, detached
 # from autograd, over the parameters' own storage; a module's dense buffers (``running_mean`` of a ``BatchNorm``
 # layer, for example, or a buffer that requires grad) come out the same way, but a buffer registered with
-# ``persistent=False`` does not come out at all. The checks below cover dense tensors only, not sparse ones.
+# ``persistent=False`` does not come out at all. Lazy modules are an exception before their first call: for
+# ``LazyLinear`` and the lazy convolution, transposed convolution, batch-norm and instance-norm layers in
+# one, two and three dimensions (``LazyConv2d``, ``LazyBatchNorm1d`` and so on), which the checks try, the
+# uninitialised parameters and buffers come out as the module's own objects, and such a parameter still
+# requires grad.
+# The checks below cover dense tensors only, not sparse ones.
 # The quantized ``torch.ao.nn.quantized.Linear`` keeps its weights packed: with or without a bias,
 # ``qint8`` or ``float16``, it holds them neither as parameters nor as buffers. With the
 # quantized engine of the site's build, ``x86``, its ``state_dict()`` unpacks the weight into new
@@ -275,6 +280,25 @@ assert unpacked[0][0].is_quantized and not same_storage(unpacked[0][0], unpacked
     "a quantized Linear's state_dict() unpacks its weight into new memory at every call")
 assert unpacked[0][1] is unpacked[1][1] is packed.bias(), (
     "a quantized Linear's state_dict() holds the module's own bias")
+lazy_classes_ = (torch.nn.LazyLinear, torch.nn.LazyConv1d, torch.nn.LazyConv2d, torch.nn.LazyConv3d,
+                 torch.nn.LazyConvTranspose1d, torch.nn.LazyConvTranspose2d, torch.nn.LazyConvTranspose3d,
+                 torch.nn.LazyBatchNorm1d, torch.nn.LazyBatchNorm2d, torch.nn.LazyBatchNorm3d,
+                 torch.nn.LazyInstanceNorm1d, torch.nn.LazyInstanceNorm2d, torch.nn.LazyInstanceNorm3d)
+for lazy_class_ in lazy_classes_:
+    lazy_name_ = lazy_class_.__name__
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # older torch releases warn that lazy modules are new
+        lazy_ = (lazy_class_(2) if "Linear" in lazy_name_ else lazy_class_(2, 1) if "Conv" in lazy_name_
+                 else lazy_class_(affine=True, track_running_stats=True))
+    lazy_params_ = dict(lazy_.named_parameters())
+    lazy_owners_ = lazy_params_ | dict(lazy_.named_buffers())
+    lazy_state_ = lazy_.state_dict()
+    uninitialized_ = [key for key, owner in lazy_owners_.items() if isinstance(
+        owner, (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.UninitializedBuffer))]
+    assert uninitialized_ and all(lazy_state_[key] is lazy_owners_[key] for key in uninitialized_), (
+        f"before its first call, a {lazy_name_}'s state_dict() holds its own uninitialised parameters and buffers")
+    assert all(lazy_params_[key].requires_grad for key in uninitialized_ if key in lazy_params_), (
+        f"an uninitialised parameter of a {lazy_name_} that state_dict() returns still requires grad")
 # sphinx_gallery_end_ignore
 
 # %%

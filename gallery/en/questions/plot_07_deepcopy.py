@@ -765,11 +765,14 @@ draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
 # So the object ``copy.copy`` returns is not just a second name for its source: below, ``a`` is a
-# leaf that requires grad and ``c = copy.copy(a)``. For a tensor that requires grad, ``copy.copy``
-# also makes a separate leaf, with no ``.grad`` at first: a backward pass through it fills its own
-# ``.grad`` and leaves ``a.grad`` alone, and an edit through it changes ``a``'s values without
-# moving ``a._version``. A strided nested tensor is again the exception: its copy is a view with a
-# ``grad_fn``, and backward raises after such an edit of a source it saved.
+# leaf that requires grad and ``c = copy.copy(a)``. For a tensor of the default ``torch.strided`` layout
+# that requires grad, with the tensor and its copy both made outside ``torch.inference_mode()``,
+# ``copy.copy`` also makes a separate leaf, with no ``.grad`` at first: a backward pass through it
+# fills its own ``.grad`` and leaves ``a.grad`` alone, and an edit through it changes ``a``'s values
+# without moving ``a._version``. A strided nested tensor is again an exception: its copy is a view with a
+# ``grad_fn``, and backward raises after such an edit of a source it saved. Other layouts differ too:
+# for example, the copy of a sparse COO tensor that requires grad (a ``Parameter`` aside) does not
+# require grad at all.
 # :fact:`copy-copy-of-strided-nested-shares-counter`
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (a * a).sum().backward()
@@ -787,16 +790,39 @@ assert torch.equal(c.grad, torch.full((3,), 3.0)) and torch.equal(a.grad, torch.
 assert same_storage(a, c) and a._version == 0 and torch.equal(a.detach(), torch.tensor([2.0, 3.0, 4.0])), (
     "the edit through c is in a's memory, and a's counter does not see it"
 )
-for kind in ("leaf", "Parameter", "non-leaf", "view"):
-    origin_ = torch.nn.Parameter(torch.ones(4)) if kind == "Parameter" else torch.ones(4, requires_grad=True)
-    source = {"non-leaf": origin_ * 2, "view": origin_[1:]}.get(kind, origin_)
-    twin_ = copy.copy(source)
-    assert twin_.is_leaf and twin_.grad_fn is None and twin_.requires_grad, f"copy.copy of a {kind} is a leaf"
-    assert same_storage(twin_, source), f"copy.copy of a {kind} shares its memory"
-    counters_ = shared_counters([source, twin_])
-    assert counters_[id(source)] != counters_[id(twin_)], f"copy.copy of a {kind} has a version counter of its own"
-    twin_.sum().backward()
-    assert twin_.grad is not None and origin_.grad is None, f"gradients through copy.copy of a {kind} stop there"
+for kind in ("leaf", "Parameter", "non-leaf", "view", "meta tensor", "conjugate view"):
+    for grad_enabled_ in (True, False):
+        origin_ = (torch.nn.Parameter(torch.ones(4)) if kind == "Parameter"
+                   else torch.ones(4, device="meta", requires_grad=True) if kind == "meta tensor"
+                   else torch.ones(4, dtype=torch.complex64, requires_grad=True) if kind == "conjugate view"
+                   else torch.ones(4, requires_grad=True))
+        source = {"non-leaf": origin_ * 2, "view": origin_[1:], "conjugate view": origin_.conj()}.get(kind, origin_)
+        with torch.set_grad_enabled(grad_enabled_):
+            twin_ = copy.copy(source)
+        assert source.layout == torch.strided and twin_.is_leaf and twin_.grad_fn is None and twin_.requires_grad and (
+            twin_.grad is None), f"copy.copy of a {kind}, in grad mode or under no_grad, is a leaf with no .grad"
+        assert same_storage(twin_, source), f"copy.copy of a {kind} shares its memory"
+        counters_ = shared_counters([source, twin_])
+        assert counters_[id(source)] != counters_[id(twin_)], f"copy.copy of a {kind} has a version counter of its own"
+        twin_.abs().sum().backward()
+        assert twin_.grad is not None and origin_.grad is None, f"gradients through copy.copy of a {kind} stop there"
+with torch.inference_mode():
+    inference_leaf_ = torch.ones(3, requires_grad=True)
+inference_twin_ = copy.copy(inference_leaf_)
+inference_twin_.sum().backward()
+assert inference_twin_.is_leaf and inference_twin_.grad is not None and inference_leaf_.grad is None, (
+    "outside torch.inference_mode(), copy.copy of an inference tensor that requires grad is a leaf with its own .grad")
+coo_indices_ = torch.tensor([[0, 1], [1, 0]])
+for coo_kind_ in ("leaf", "non-leaf"):
+    for grad_enabled_ in (True, False):
+        coo_leaf_ = torch.sparse_coo_tensor(coo_indices_, torch.tensor([2.0, 3.0]), (2, 2), requires_grad=True)
+        coo_source_ = coo_leaf_ * 2 if coo_kind_ == "non-leaf" else coo_leaf_
+        with torch.set_grad_enabled(grad_enabled_):
+            coo_twin_ = copy.copy(coo_source_)
+        assert coo_source_.requires_grad and not coo_twin_.requires_grad, (
+            f"copy.copy of a sparse COO {coo_kind_} that requires grad does not require grad")
+assert copy.copy(torch.nn.Parameter(torch.sparse_coo_tensor(coo_indices_, torch.ones(2), (2, 2)))).requires_grad, (
+    "copy.copy of a sparse COO Parameter requires grad")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
     nested_source_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], requires_grad=True)
@@ -820,7 +846,8 @@ assert nested_twin_._base is nested_source_ and not nested_twin_.is_leaf and nes
 # through NumPy or DLPack has a storage object of its own, and its copy shares nothing); a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
 # one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either:
 # outside ``torch.inference_mode()`` it has a version counter of its own (a strided nested tensor's copy
-# is a view of it and shares its source's), and for a tensor that
-# requires grad (a strided nested one aside) it is a separate leaf with its own ``.grad``, and gradients through it do not reach
-# the source. For one tensor without its
+# is a view of it and shares its source's), and for a tensor of the default ``torch.strided`` layout that
+# requires grad (a nested one aside) it is a separate leaf with its own ``.grad``, and gradients through it do not reach
+# the source; a sparse COO tensor's copy, for example, does not even require grad unless the tensor is a
+# ``Parameter``. For one tensor without its
 # history, use ``detach().clone()`` (see :ref:`copying-safe-copy`).

@@ -602,7 +602,7 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    ``Tensor.detach`` 的说明在 2.2 版的文档里还这样写。
 #    2022 年 8 月，`pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    取消了这一限制（“Always allow tensor metadata changes”）。在 torch |torch_version| 上，``a`` 是 CPU 上默认 strided 布局的张量时，无论 dtype 是什么，只要 ``resize_as_`` 和 ``set_`` 的参数是 ``a`` 的 dtype 的张量，这四种操作在 detach
-#    得到的张量上都能成功（见上方输出）；唯一的例外是 ``a`` 为量化张量时，从张量 ``set_`` 会抛出 ``NotImplementedError``，而从存储、偏移、形状和步长 ``set_`` 则可以 :fact:`detach-metadata-calls-every-dtype`。它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文）。除非 ``a`` 是推理张量，两个张量始终共享一个版本计数器，上面这四个调用各让它加一（目标形状与 ``d`` 现有形状相同的 ``resize_`` 或 ``resize_as_`` 不改变计数器）。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错；在 ``torch.inference_mode()`` 下，四种调用在它上面都能成功）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
+#    得到的张量上都能成功（见上方输出）；唯一的例外是 ``a`` 为量化张量时，从张量 ``set_`` 会抛出 ``NotImplementedError``，而从存储、偏移、形状和步长 ``set_`` 则可以。:fact:`detach-metadata-calls-every-dtype`\ 它们改的是这个张量自己的形状或存储，不是 ``a`` 的；例外是 ``resize_`` 需要的字节比两者共享的存储多时，会把两者共享的内存一起搬走（限于可调整大小的存储，其他存储见上文）。除非 ``a`` 是推理张量，两个张量始终共享一个版本计数器，上面这四个调用各让它加一（目标形状与 ``d`` 现有形状相同的 ``resize_`` 或 ``resize_as_`` 不改变计数器）。它们在源叶子张量上报错，原因有两个：两种 resize 报错，是因为它需要梯度（在 ``torch.no_grad()`` 下也报错，对需要梯度的非叶子张量也报错；在 ``torch.inference_mode()`` 下，四种调用在它上面都能成功）；``set_`` 和 ``transpose_`` 报错，是因为它是需要梯度的叶子张量，而且梯度模式开着，本页就是如此（在 ``torch.no_grad()`` 下这个叶子张量接受它们）。非叶子的源张量 ``x * 2`` 接受 ``set_`` 和 ``transpose_``。
 
 # %%
 # 小结

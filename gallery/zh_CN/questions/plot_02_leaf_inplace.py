@@ -335,7 +335,8 @@ assert torch.is_grad_enabled() and all(leaf and fn is None and v > 0 for leaf, f
 # 形状要变：换一个新层，而不是交换张量
 # ------------------------------------
 #
-# ``copy_`` 改不了稠密张量的形状：不能广播成这个形状的源张量会抛出 ``RuntimeError``。:fact:`copy-keeps-destination-shape` ``torch.utils.swap_tensors`` 也不该拿来改形状：它交换两个张量对象所含的一切（形状、数值，连同它们的类），对象之外的东西一概不碰。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``
+# ``copy_`` 改不了稠密张量的形状：不能广播成这个形状的源张量会抛出 ``RuntimeError``。:fact:`copy-keeps-destination-shape`
+# ``torch.utils.swap_tensors`` 也不该拿来改形状：它交换两个张量对象所含的一切（形状、数值，连同它们的类），对象之外的东西一概不碰。下面这个有 2 个输出的层已经用 Adam 走了一步；换进 ``(4, 3)`` 的权重和 ``(4,)``
 # 的偏置之后，``out_features`` 仍是 2，Adam 为这个权重保存的状态仍是 ``(2, 3)``，下一次 ``step()``
 # 就会报错。所以 ``swap_tensors`` 只适合形状不变的交换。
 torch.manual_seed(0)

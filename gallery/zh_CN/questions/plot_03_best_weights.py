@@ -213,7 +213,7 @@ def draw_processes(title, child, **names):
 # ``state_dict()`` 返回的是引用
 # -----------------------------
 #
-# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的稠密缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``，需要梯度的缓冲区也一样；但以 ``persistent=False`` 注册的缓冲区根本不会出现在 ``state_dict()`` 里。下面的检查只针对稠密张量，不涉及稀疏张量。量化的 ``torch.ao.nn.quantized.Linear`` 把权重打包保存：不论有没有偏置，dtype 是 ``qint8`` 还是 ``float16``，它都既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
+# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的稠密缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``，需要梯度的缓冲区也一样；但以 ``persistent=False`` 注册的缓冲区根本不会出现在 ``state_dict()`` 里。惰性模块在第一次调用之前是例外：对 ``LazyLinear`` 以及惰性的卷积层、转置卷积层、批归一化层和实例归一化层，一维、二维和三维的都有（如 ``LazyConv2d``、``LazyBatchNorm1d``），也就是这里的检查试过的那些，尚未初始化的参数和缓冲区返回的就是模块自己的对象，这样的参数也仍然需要梯度。下面的检查只针对稠密张量，不涉及稀疏张量。量化的 ``torch.ao.nn.quantized.Linear`` 把权重打包保存：不论有没有偏置，dtype 是 ``qint8`` 还是 ``float16``，它都既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -257,6 +257,25 @@ assert unpacked[0][0].is_quantized and not same_storage(unpacked[0][0], unpacked
     "a quantized Linear's state_dict() unpacks its weight into new memory at every call")
 assert unpacked[0][1] is unpacked[1][1] is packed.bias(), (
     "a quantized Linear's state_dict() holds the module's own bias")
+lazy_classes_ = (torch.nn.LazyLinear, torch.nn.LazyConv1d, torch.nn.LazyConv2d, torch.nn.LazyConv3d,
+                 torch.nn.LazyConvTranspose1d, torch.nn.LazyConvTranspose2d, torch.nn.LazyConvTranspose3d,
+                 torch.nn.LazyBatchNorm1d, torch.nn.LazyBatchNorm2d, torch.nn.LazyBatchNorm3d,
+                 torch.nn.LazyInstanceNorm1d, torch.nn.LazyInstanceNorm2d, torch.nn.LazyInstanceNorm3d)
+for lazy_class_ in lazy_classes_:
+    lazy_name_ = lazy_class_.__name__
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # 较早的 torch 版本会警告惰性模块是新功能
+        lazy_ = (lazy_class_(2) if "Linear" in lazy_name_ else lazy_class_(2, 1) if "Conv" in lazy_name_
+                 else lazy_class_(affine=True, track_running_stats=True))
+    lazy_params_ = dict(lazy_.named_parameters())
+    lazy_owners_ = lazy_params_ | dict(lazy_.named_buffers())
+    lazy_state_ = lazy_.state_dict()
+    uninitialized_ = [key for key, owner in lazy_owners_.items() if isinstance(
+        owner, (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.UninitializedBuffer))]
+    assert uninitialized_ and all(lazy_state_[key] is lazy_owners_[key] for key in uninitialized_), (
+        f"before its first call, a {lazy_name_}'s state_dict() holds its own uninitialised parameters and buffers")
+    assert all(lazy_params_[key].requires_grad for key in uninitialized_ if key in lazy_params_), (
+        f"an uninitialised parameter of a {lazy_name_} that state_dict() returns still requires grad")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -716,9 +716,10 @@ assert not copy.copy(inference_source).is_inference() and copy.copy(inference_so
 draw_memory("shallow = copy.copy(t); shallow[0] = 7.0", t=t, shallow=shallow)
 
 # %%
-# 所以 ``copy.copy`` 得到的新对象不只是原来那个张量的另一个名字：下面对需要梯度的叶子张量 ``a`` 调用 ``copy.copy(a)``。对需要梯度的张量，``copy.copy``
+# 所以 ``copy.copy`` 得到的新对象不只是原来那个张量的另一个名字：下面对需要梯度的叶子张量 ``a`` 调用 ``copy.copy(a)``。对默认 ``torch.strided``
+# 布局、需要梯度的张量，只要它和它的副本都在 ``torch.inference_mode()`` 之外创建，``copy.copy``
 # 得到的还是一个独立的叶子张量，起初没有 ``.grad``：经过它反向传播，梯度只写进它自己的
-# ``.grad``，``a.grad`` 不受影响；通过它原地（in-place）修改，会改变 ``a`` 的数值，``a._version`` 却不动。strided 布局的嵌套张量又是例外：它的副本是带 ``grad_fn`` 的视图，源张量被保存之后再经副本这样修改，反向传播会报错。
+# ``.grad``，``a.grad`` 不受影响；通过它原地（in-place）修改，会改变 ``a`` 的数值，``a._version`` 却不动。strided 布局的嵌套张量又是一个例外：它的副本是带 ``grad_fn`` 的视图，源张量被保存之后再经副本这样修改，反向传播会报错。其他布局也不一样：例如需要梯度的 COO 稀疏张量（``Parameter`` 除外），它的副本根本不需要梯度。
 # :fact:`copy-copy-of-strided-nested-shares-counter`
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 (a * a).sum().backward()
@@ -736,16 +737,39 @@ assert torch.equal(c.grad, torch.full((3,), 3.0)) and torch.equal(a.grad, torch.
 assert same_storage(a, c) and a._version == 0 and torch.equal(a.detach(), torch.tensor([2.0, 3.0, 4.0])), (
     "the edit through c is in a's memory, and a's counter does not see it"
 )
-for kind in ("leaf", "Parameter", "non-leaf", "view"):
-    origin_ = torch.nn.Parameter(torch.ones(4)) if kind == "Parameter" else torch.ones(4, requires_grad=True)
-    source = {"non-leaf": origin_ * 2, "view": origin_[1:]}.get(kind, origin_)
-    twin_ = copy.copy(source)
-    assert twin_.is_leaf and twin_.grad_fn is None and twin_.requires_grad, f"copy.copy of a {kind} is a leaf"
-    assert same_storage(twin_, source), f"copy.copy of a {kind} shares its memory"
-    counters_ = shared_counters([source, twin_])
-    assert counters_[id(source)] != counters_[id(twin_)], f"copy.copy of a {kind} has a version counter of its own"
-    twin_.sum().backward()
-    assert twin_.grad is not None and origin_.grad is None, f"gradients through copy.copy of a {kind} stop there"
+for kind in ("leaf", "Parameter", "non-leaf", "view", "meta tensor", "conjugate view"):
+    for grad_enabled_ in (True, False):
+        origin_ = (torch.nn.Parameter(torch.ones(4)) if kind == "Parameter"
+                   else torch.ones(4, device="meta", requires_grad=True) if kind == "meta tensor"
+                   else torch.ones(4, dtype=torch.complex64, requires_grad=True) if kind == "conjugate view"
+                   else torch.ones(4, requires_grad=True))
+        source = {"non-leaf": origin_ * 2, "view": origin_[1:], "conjugate view": origin_.conj()}.get(kind, origin_)
+        with torch.set_grad_enabled(grad_enabled_):
+            twin_ = copy.copy(source)
+        assert source.layout == torch.strided and twin_.is_leaf and twin_.grad_fn is None and twin_.requires_grad and (
+            twin_.grad is None), f"copy.copy of a {kind}, in grad mode or under no_grad, is a leaf with no .grad"
+        assert same_storage(twin_, source), f"copy.copy of a {kind} shares its memory"
+        counters_ = shared_counters([source, twin_])
+        assert counters_[id(source)] != counters_[id(twin_)], f"copy.copy of a {kind} has a version counter of its own"
+        twin_.abs().sum().backward()
+        assert twin_.grad is not None and origin_.grad is None, f"gradients through copy.copy of a {kind} stop there"
+with torch.inference_mode():
+    inference_leaf_ = torch.ones(3, requires_grad=True)
+inference_twin_ = copy.copy(inference_leaf_)
+inference_twin_.sum().backward()
+assert inference_twin_.is_leaf and inference_twin_.grad is not None and inference_leaf_.grad is None, (
+    "outside torch.inference_mode(), copy.copy of an inference tensor that requires grad is a leaf with its own .grad")
+coo_indices_ = torch.tensor([[0, 1], [1, 0]])
+for coo_kind_ in ("leaf", "non-leaf"):
+    for grad_enabled_ in (True, False):
+        coo_leaf_ = torch.sparse_coo_tensor(coo_indices_, torch.tensor([2.0, 3.0]), (2, 2), requires_grad=True)
+        coo_source_ = coo_leaf_ * 2 if coo_kind_ == "non-leaf" else coo_leaf_
+        with torch.set_grad_enabled(grad_enabled_):
+            coo_twin_ = copy.copy(coo_source_)
+        assert coo_source_.requires_grad and not coo_twin_.requires_grad, (
+            f"copy.copy of a sparse COO {coo_kind_} that requires grad does not require grad")
+assert copy.copy(torch.nn.Parameter(torch.sparse_coo_tensor(coo_indices_, torch.ones(2), (2, 2)))).requires_grad, (
+    "copy.copy of a sparse COO Parameter requires grad")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
     nested_source_ = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], requires_grad=True)
@@ -762,5 +786,5 @@ assert nested_twin_._base is nested_source_ and not nested_twin_.is_leaf and nes
 # 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
 # ``.grad``，``Parameter`` 的副本则不带；``backward(create_graph=True)`` 让普通张量的 ``.grad`` 带上 ``grad_fn`` 之后，``deepcopy`` 则会报错。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一个存储对象上的共享关系也会保留（在 ``meta`` 上则是克隆；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本什么也不共享）；``Parameter``
 # 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
-# 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器（``torch.strided`` 布局的嵌套张量的副本是它的视图，与源张量共享版本计数器）；对需要梯度的张量（``torch.strided`` 布局的嵌套张量除外），它是一个独立的叶子张量，有自己的
-# ``.grad``，经过它的梯度传不到源张量。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
+# 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器（``torch.strided`` 布局的嵌套张量的副本是它的视图，与源张量共享版本计数器）；对默认 ``torch.strided`` 布局、需要梯度的张量（嵌套张量除外），它是一个独立的叶子张量，有自己的
+# ``.grad``，经过它的梯度传不到源张量；而 COO 稀疏张量的副本，除非源张量是 ``Parameter``，连梯度都不需要。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
