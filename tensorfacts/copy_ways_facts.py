@@ -226,10 +226,10 @@ def _view_shares_base_storage(case: Case) -> dict[str, object]:
 
 @fact("inplace-ops-write-into-tensor", {
     "en": "Runs add_(1), t[0] = 1 and the other calls of inplace-ops-raise-version, each on a fresh float32 and "
-          "int64 tensor torch.arange(4): t is still the same object, its storage starts where it did, its values "
-          "changed, and a call that returns a tensor returns t itself.",
+          "int64 tensor torch.arange(4): t's storage starts where it did, its values changed, and a call that "
+          "returns a tensor returns t itself.",
     "zh_CN": "执行 add_(1)、t[0] = 1 以及 inplace-ops-raise-version 的其他调用，各在新建的 float32 和 int64 张量 "
-             "torch.arange(4) 上运行：t 仍是同一个对象，存储的起点不变，数值变了，返回张量的调用返回的就是 t 本身。",
+             "torch.arange(4) 上运行：t 的存储起点不变，数值变了，返回张量的调用返回的就是 t 本身。",
 }, {"en": "11 in-place calls, each on a float32 and an int64 CPU tensor",
     "zh_CN": "11 个原地调用，各在 float32 和 int64 的 CPU 张量上运行"})
 def _inplace_ops_write_into_tensor() -> Fact:
