@@ -395,9 +395,11 @@ def test_a_checks_label_has_the_pages_message_now_and_its_fields_values_translat
     assert table.change_label(table.WORDS["zh_CN"], row, labels, values) == f"页面：{name}：{labels[now]}"
     assert table.change_label(table.WORDS["en"], row) == f"page: {name}: {now}"
     assert table.current_message(name, "assert a_check_it_does_not_have", "old") == "old"
-    kinds = {"kind": "page", "what": "questions/plot_07_deepcopy: copy.copy of a leaf is a leaf"}
+    kinds = {"kind": "page", "what": "questions/plot_07_deepcopy: copy.copy of a leaf, in grad mode or under no_grad, "
+                                     "is a leaf with no .grad"}
     assert table.change_label(table.WORDS["zh_CN"], kinds, labels, values) == (
-        "页面：questions/plot_07_deepcopy：对叶子张量做 copy.copy，得到的是叶子张量")
+        "页面：questions/plot_07_deepcopy：不论在梯度模式下还是在 no_grad 下，对叶子张量做 copy.copy，"
+        "得到的都是没有 .grad 的叶子张量")
 
 
 @pytest.mark.parametrize(("kind", "key", "zh", "en"), [
