@@ -1,7 +1,8 @@
 """Named fact on the four in-place shape and storage calls the detach page tests (``resize_``, ``resize_as_``,
 ``set_``, ``transpose_``) on the ``detach()`` of a strided CPU tensor of every dtype the ``torch`` module names:
 each is accepted, given an argument of the tensor's own dtype, and moves the version counter the detached tensor
-shares with its source, except ``set_`` from a tensor on a quantized one. Registered on import by
+shares with its source, except ``set_`` from a tensor on a quantized one; on the ``detach()`` of a nested tensor,
+whose layout is strided too, each raises. Registered on import by
 :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
@@ -87,6 +88,72 @@ def _expected(dtype: torch.dtype, inference: bool, name: str, shape: tuple[int, 
     return lambda seen: seen == (shape, (1, 1), (2, 2))
 
 
+#: Each call on the ``detach()`` of a nested tensor, options included, with the error type it raises there.
+_NESTED_CALLS: dict[str, tuple[Callable[[torch.Tensor], object], str]] = {
+    "resize_(3, 2)": (lambda t: t.resize_(3, 2), "RuntimeError"),
+    "resize_(1, 3, 2, 1, memory_format=torch.channels_last)": (
+        lambda t: t.resize_(1, 3, 2, 1, memory_format=torch.channels_last), "RuntimeError"),
+    "resize_as_(a tensor of its dtype)": (lambda t: t.resize_as_(_like(t, 3, 2)), "RuntimeError"),
+    "resize_as_(a nested tensor)": (lambda t: t.resize_as_(t.clone()), "RuntimeError"),
+    "set_(a tensor of its dtype)": (lambda t: t.set_(_like(t, 6)), "NotImplementedError"),
+    "set_(storage)": (lambda t: t.set_(_like(t, 6).untyped_storage()), "NotImplementedError"),
+    "set_(storage, 0, (6,), (1,))": (
+        lambda t: t.set_(_like(t, 6).untyped_storage(), 0, (6,), (1,)), "NotImplementedError"),
+    "set_()": (lambda t: t.set_(), "NotImplementedError"),
+    "transpose_(0, 1)": (lambda t: t.transpose_(0, 1), "NotImplementedError"),
+    "transpose_(1, 2)": (lambda t: t.transpose_(1, 2), "NotImplementedError"),
+}
+
+
+def _nested_sources(dtype: torch.dtype) -> dict[str, Callable[[], torch.Tensor]]:
+    """A nested tensor of two 2×3 tensors of this dtype, one made inside ``torch.inference_mode()`` and, for a
+    floating or complex dtype, a leaf that requires grad; none when ``torch.nested.nested_tensor`` refuses the
+    dtype."""
+
+    def make(requires_grad: bool = False) -> torch.Tensor:
+        return torch.nested.nested_tensor([torch.zeros(2, 3).to(dtype)] * 2, requires_grad=requires_grad)
+
+    def in_inference_mode() -> torch.Tensor:
+        with torch.inference_mode():
+            return make()
+
+    try:
+        make()
+    except RuntimeError:  # NotImplementedError too: no nested tensor of this dtype on the CPU
+        return {}
+    sources = {"nested tensor": make, "nested inference tensor": in_inference_mode}
+    if dtype.is_floating_point or dtype.is_complex:
+        sources["nested leaf that requires grad"] = lambda: make(True)
+    return sources
+
+
+def _nested_results(dtypes: list[torch.dtype]) -> tuple[int, list[str], list[tuple]]:
+    """Over every dtype a nested tensor can have: the runs, the nested sources' layouts that are not strided, and
+    the runs where a call on ``a.detach()`` did not raise the error type of ``_NESTED_CALLS`` (a resize of an
+    inference tensor inside ``torch.inference_mode()``: ``NotImplementedError``)."""
+    runs, layouts, wrong = 0, [], []
+    for dtype in dtypes:
+        for source, make in _nested_sources(dtype).items():
+            if make().layout != torch.strided:
+                layouts.append(f"{dtype} {source}: {make().layout}")
+            for mode, grad_mode in _GRAD_MODES.items():
+                for name, (call, error) in _NESTED_CALLS.items():
+                    d = make().detach()
+                    try:
+                        with grad_mode():
+                            call(d)
+                    except RuntimeError as exc:
+                        seen = type(exc).__name__
+                    else:
+                        seen = "no error"
+                    runs += 1
+                    if error == "RuntimeError" and source == "nested inference tensor" and mode == "inference_mode":
+                        error = "NotImplementedError"  # the resizes reach the nested backend, which has none
+                    if seen != error:
+                        wrong.append((str(dtype), source, mode, name, seen))
+    return runs, layouts, wrong
+
+
 def _quantized_set_from_storage(dtype: torch.dtype) -> object:
     d = _make(dtype, 2, 3).detach()
     return tuple(d.set_(_like(d, 6).untyped_storage(), 0, (6,), (1,)).shape), d._version
@@ -100,21 +167,35 @@ def _quantized_set_from_storage(dtype: torch.dtype) -> object:
           "or d.transpose_(0, 1), t and s tensors of a's dtype, each on a fresh pair: each call gives d its new shape "
           "and moves a._version and d._version to 1, and a later set_ through d (transpose_ on a quantized d) moves "
           "both to 2; reading a._version raises instead when a is an inference tensor. On a quantized dtype, "
-          "d.set_(s) raises NotImplementedError, while d.set_(storage, 0, (6,), (1,)) works.",
+          "d.set_(s) raises NotImplementedError, while d.set_(storage, 0, (6,), (1,)) works. When a is instead a "
+          "nested tensor (its layout is torch.strided) of any dtype torch.nested.nested_tensor can make on the CPU "
+          "(a plain one, one made inside torch.inference_mode() and, for a floating or complex dtype, a leaf that "
+          "requires grad), in the same three grad modes, every one of the four raises on d: resize_ (channels_last "
+          "too) and resize_as_ (of a dense or a nested tensor) raise RuntimeError (NotImplementedError on an inference "
+          "tensor inside torch.inference_mode()), set_ (from a tensor, from a "
+          "storage with or without an offset, size and stride, or with no argument) and transpose_ raise "
+          "NotImplementedError.",
     "zh_CN": "在 CPU 上，对 torch 模块列出的每种 dtype，取默认 strided 布局的 2×3 张量 a（普通张量、它的视图、在 "
              "torch.inference_mode() 里创建的张量；浮点和复数类型还取需要梯度的叶子张量和它的视图）的 "
              "d = a.detach()，在梯度模式开着时、torch.no_grad() 下和 torch.inference_mode() 里，每次换一对新的张量，"
              "调用 d.resize_(3, 2)、d.resize_as_(t)、d.set_(s) 或 d.transpose_(0, 1)，t 和 s 是 a 的 dtype 的张量："
              "每个调用都让 d 变成新的形状，让 a._version 和 d._version 变为 1，之后通过 d 再调用一次 set_"
              "（量化的 d 则是 transpose_）让两者变为 2；a 是推理张量时，读取 a._version 则会报错。对量化类型，"
-             "d.set_(s) 抛出 NotImplementedError，而 d.set_(storage, 0, (6,), (1,)) 可以成功。",
-}, {"en": "every dtype of the torch module, five kinds of source and three grad modes, on the CPU",
-    "zh_CN": "torch 模块的每种 dtype、五种源张量和三种梯度模式，在 CPU 上"})
+             "d.set_(s) 抛出 NotImplementedError，而 d.set_(storage, 0, (6,), (1,)) 可以成功。a 换成嵌套张量"
+             "（它的布局是 torch.strided）时，无论是 torch.nested.nested_tensor 在 CPU 上能创建的哪种 dtype"
+             "（普通的嵌套张量、在 torch.inference_mode() 里创建的嵌套张量；浮点和复数类型还取需要梯度的叶子张量），"
+             "在同样三种梯度模式下，这四种调用在 d 上都报错：resize_（包括 channels_last）和 resize_as_"
+             "（参数是稠密张量或嵌套张量）抛出 RuntimeError（推理张量在 torch.inference_mode() 里则抛出 "
+             "NotImplementedError），set_（从张量、从带或不带偏移、形状和步长的存储，"
+             "或者不带参数）和 transpose_ 抛出 NotImplementedError。",
+}, {"en": "every dtype of the torch module, five kinds of dense source and three kinds of nested one, three grad "
+          "modes, on the CPU",
+    "zh_CN": "torch 模块的每种 dtype、五种稠密源张量和三种嵌套源张量、三种梯度模式，在 CPU 上"})
 def _detach_metadata_calls_every_dtype() -> Fact:
     dtypes = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
     wrong, runs = [], 0
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # complex32 and quantized tensors warn when made
+        warnings.simplefilter("ignore", UserWarning)  # complex32, quantized and nested tensors warn when made
         for dtype in dtypes:
             for source, make in _sources(dtype).items():
                 inference = make().is_inference()
@@ -125,7 +206,11 @@ def _detach_metadata_calls_every_dtype() -> Fact:
                         if not _expected(dtype, inference, name, shape)(seen):
                             wrong.append((str(dtype), source, mode, name, seen))
         storage = {str(dtype): _quantized_set_from_storage(dtype) for dtype in dtypes if _quantized(dtype)}
+        nested_runs, nested_layouts, nested_wrong = _nested_results(dtypes)
     quantized = sorted(storage)
-    return Fact(not wrong and runs > 0 and len(quantized) >= 1 and all(v == ((6,), 1) for v in storage.values()),
+    return Fact(not wrong and runs > 0 and len(quantized) >= 1 and all(v == ((6,), 1) for v in storage.values())
+                and nested_runs > 0 and not nested_layouts and not nested_wrong,
                 f"{runs} runs over {len(dtypes)} dtypes; not as the sentence says: {wrong[:5]} ({len(wrong)} in all); "
-                f"quantized dtypes {quantized}: (d's shape, d._version) after set_ from a storage: {storage}")
+                f"quantized dtypes {quantized}: (d's shape, d._version) after set_ from a storage: {storage}; "
+                f"nested: {nested_runs} runs, layouts not strided: {nested_layouts}, not raising as said: "
+                f"{nested_wrong[:5]} ({len(nested_wrong)} in all)")

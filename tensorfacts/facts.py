@@ -332,5 +332,6 @@ from tensorfacts import (  # noqa: E402, F401
     scoped_table_facts,
     table_facts,
     table_note_facts,
-    trainable_copy_facts,  # noqa: E402, F401
+    trainable_copy_facts,
+    vjp_facts,  # noqa: E402, F401
 )

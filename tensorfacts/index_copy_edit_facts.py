@@ -14,8 +14,9 @@ import torch
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.tensors import SHAPE_ERRORS
 
-#: The dtypes of ``x``: floating, integer, boolean and complex.
-DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.int64, torch.bool, torch.complex64)
+#: The dtypes of ``x``: the four floating ones that are not float8 (whose add_ has no kernel), integer, boolean
+#: and complex.
+DTYPES = (torch.float16, torch.float32, torch.float64, torch.bfloat16, torch.int64, torch.bool, torch.complex64)
 #: The grad modes the calls run in.
 MODES = {"grad mode on": torch.enable_grad, "torch.no_grad()": torch.no_grad,
          "torch.inference_mode()": torch.inference_mode}

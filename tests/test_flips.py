@@ -526,6 +526,8 @@ FACT_FLIPS = {
     "view-shares-base-storage": "indexing copies",
     "inference-mode-new-memory-is-inference": "clone() shares memory",
     "inplace-ops-write-into-tensor": "add_() writes a copy",
+    "vjp-edits-unnoticed": "detach copies",
+    "vjp-output-edit-caught-when-differentiated": "detach copies",
 }
 
 

@@ -396,12 +396,17 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # :fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check`
 # :fact:`unread-saved-tensors-escape-version-check` :fact:`counter-bypass-edits-silent`
 #
-# ``torch.func.vjp`` does not notice such edits either: after an in-place edit of
-# its input or output, direct or through ``detach()``, its ``vjp_fn`` raises nothing.
+# For an input that does not require grad, as ``x`` below, ``torch.func.vjp`` does not notice such edits either:
+# after an in-place edit of its input or output, direct or through ``detach()``, its ``vjp_fn`` raises nothing,
+# with grad mode on or off and inside ``torch.inference_mode()``.
 # It computes with the edited values of the tensors the function saved for its
 # backward (``sigmoid`` saves its output, ``t * t`` its input), so this page's edit
 # gives a wrong gradient there too, while an edit of a tensor the function did not
-# save leaves the result as it was (below).
+# save leaves the result as it was (below). With an input that requires grad (a leaf, a non-leaf or a
+# ``Parameter``) and grad mode on, ``vjp_fn`` still raises nothing after such an edit of ``sigmoid``'s output, but
+# autograd records the gradient it returns, and differentiating that gradient, as a Hessian-vector product does,
+# raises the same ``RuntimeError`` as this page's ``backward()``.
+# :fact:`vjp-edits-unnoticed` :fact:`vjp-output-edit-caught-when-differentiated`
 
 vjp_functions = {
     "sigmoid": (torch.sigmoid, "output", lambda x, y: y * (1 - y)),

@@ -20,8 +20,9 @@ For a dense ``x`` (layout ``torch.strided``, neither nested nor quantized), ``x[
 integers, an ``int64`` index tensor of one or more dimensions or a boolean mask is a copy, and an in-place call on it
 edits only that copy: ``x`` stays as it was, and the calls checked give no sign of it. On an ``x`` of four elements,
 for example, ``add_(1)`` (``logical_not_()`` on ``bool``), ``zero_()``, ``fill_(1)`` and ``index_put_`` with a
-repeated index raise no error and no warning in floating dtypes, ``int64``, ``bool`` and ``complex64``, whether or
-not ``x`` requires grad and on an inference tensor, with grad mode on or off and in inference mode, on ``meta`` too.
+repeated index raise no error and no warning in ``float16``, ``float32``, ``float64``, ``bfloat16``, ``int64``,
+``bool`` and ``complex64``, whether or not ``x`` requires grad and on an inference tensor, with grad mode on or off
+and in inference mode, on ``meta`` too.
 The call checks its arguments against the copy, whose shape is the selection's: ``x[idx].add_(torch.ones(4))``
 raises where ``x.add_(torch.ones(4))`` runs. :fact:`index-copy-edit-leaves-x` A boolean mask on ``meta``, which holds no values,
 raises already at the indexing, and so does each of these indices on a sparse ``x`` of any layout or a nested ``x``.

@@ -14,7 +14,7 @@
       x[idx] += 1
       counts.index_add_(0, labels, torch.ones(len(labels), dtype=counts.dtype))
 
-``x`` 是稠密张量（布局为 ``torch.strided``，既非嵌套也非量化）时，用 Python 整数列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引得到的 ``x[idx]`` 是副本，对它做原地（in-place）操作只改这个副本：``x`` 纹丝不动，检查过的这些调用也不给任何提示。以 4 个元素的 ``x`` 为例，``add_(1)``、``zero_()``、``fill_(1)`` 和带重复索引的 ``index_put_`` 这几个调用（在 ``bool`` 上以 ``logical_not_()`` 代替 ``add_(1)``），在浮点 dtype 和 ``int64``、``bool``、``complex64`` 下，不论 ``x`` 是否需要梯度，是不是推理张量（inference tensor），不论在默认状态下、``torch.no_grad()`` 里还是 ``torch.inference_mode()`` 里，在 ``meta`` 上也一样，都既不报错也不警告。这个调用按副本的形状，也就是选中部分的形状，检查参数：``x.add_(torch.ones(4))`` 能运行的地方，``x[idx].add_(torch.ones(4))`` 会报错。:fact:`index-copy-edit-leaves-x`
+``x`` 是稠密张量（布局为 ``torch.strided``，既非嵌套也非量化）时，用 Python 整数列表、一维及以上的 ``int64`` 索引张量或布尔掩码索引得到的 ``x[idx]`` 是副本，对它做原地（in-place）操作只改这个副本：``x`` 纹丝不动，检查过的这些调用也不给任何提示。以 4 个元素的 ``x`` 为例，``add_(1)``、``zero_()``、``fill_(1)`` 和带重复索引的 ``index_put_`` 这几个调用（在 ``bool`` 上以 ``logical_not_()`` 代替 ``add_(1)``），在 ``float16``、``float32``、``float64``、``bfloat16``、``int64``、``bool`` 和 ``complex64`` 下，不论 ``x`` 是否需要梯度，是不是推理张量（inference tensor），不论在默认状态下、``torch.no_grad()`` 里还是 ``torch.inference_mode()`` 里，在 ``meta`` 上也一样，都既不报错也不警告。这个调用按副本的形状，也就是选中部分的形状，检查参数：``x.add_(torch.ones(4))`` 能运行的地方，``x[idx].add_(torch.ones(4))`` 会报错。:fact:`index-copy-edit-leaves-x`
 ``meta`` 上的布尔掩码例外：``meta`` 张量没有数值，索引这一步就报错；任何布局的稀疏张量 ``x`` 和嵌套张量 ``x`` 用这几种索引，也在索引这一步就报错。本页分别用索引张量和掩码复现这一点，逐一检查哪些索引写法得到
 ``x`` 的视图（view）、哪些得到副本，看 ``x`` 需要梯度或是推理张量时，``x[idx] += 1`` 这样的赋值要满足什么条件，介绍原地的索引方法（``index_put_``、``index_add_``、``masked_fill_``、``scatter_``），最后在一个小小的计数循环里看索引重复时各种写法的结果。常用视图操作的实测结果，见 :doc:`《视图操作一览》 </views>`。
 """
