@@ -762,13 +762,15 @@ assert inference_twin_.is_leaf and inference_twin_.grad is not None and inferenc
 coo_indices_ = torch.tensor([[0, 1], [1, 0]])
 for coo_kind_ in ("leaf", "non-leaf"):
     for grad_enabled_ in (True, False):
-        coo_leaf_ = torch.sparse_coo_tensor(coo_indices_, torch.tensor([2.0, 3.0]), (2, 2), requires_grad=True)
+        coo_leaf_ = torch.sparse_coo_tensor(coo_indices_, torch.tensor([2.0, 3.0]), (2, 2), requires_grad=True,
+                                            check_invariants=True)
         coo_source_ = coo_leaf_ * 2 if coo_kind_ == "non-leaf" else coo_leaf_
         with torch.set_grad_enabled(grad_enabled_):
             coo_twin_ = copy.copy(coo_source_)
         assert coo_source_.requires_grad and not coo_twin_.requires_grad, (
             f"copy.copy of a sparse COO {coo_kind_} that requires grad does not require grad")
-assert copy.copy(torch.nn.Parameter(torch.sparse_coo_tensor(coo_indices_, torch.ones(2), (2, 2)))).requires_grad, (
+assert copy.copy(torch.nn.Parameter(torch.sparse_coo_tensor(coo_indices_, torch.ones(2), (2, 2),
+                                                                       check_invariants=True))).requires_grad, (
     "copy.copy of a sparse COO Parameter requires grad")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
