@@ -345,7 +345,8 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # an inference tensor that requires grad, such as a parameter of a module built under ``torch.inference_mode()``,
 # makes ``torch.asarray(a)`` raise a ``RuntimeError`` outside that mode. ``torch.asarray``
 # copies when told ``copy=True`` (such a tensor too, with no error), but, on this torch, without ``requires_grad=`` the copy follows
-# ``a``: given a tensor that requires grad, it requires grad. With grad mode on (not inside
+# ``a``: given a tensor that requires grad, it requires grad. For a dense leaf, non-leaf, ``Parameter`` or view of a
+# leaf made outside ``torch.inference_mode()`` (the sources checked here), with grad mode on (not inside
 # ``torch.inference_mode()``) it stays in the graph, like ``a.clone()``; under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` it is a new leaf that still requires grad (under
 # ``torch.inference_mode()`` an inference tensor), where ``a.clone()`` gives a tensor that does not require grad.

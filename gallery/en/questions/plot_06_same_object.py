@@ -351,7 +351,7 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 #
 # With ``requires_grad=True``, the calls that return ``a`` itself return the
 # leaf. In grad mode, outside ``torch.inference_mode()``, a cast that copies to a floating or complex dtype, ``a.double()`` or
-# ``to(copy=True)``, is an operation autograd records (``ToCopyBackward0``; for an inference tensor
+# ``to(copy=True)``, is an operation autograd records (``ToCopyBackward0``; for a dense inference tensor
 # made with ``requires_grad=True``, ``CopyBackwards``): the result is not a leaf, and the gradient flows back to ``a`` in ``a``'s own dtype. A cast to an integer or bool
 # dtype (``a.long()``), or a copying cast under ``torch.no_grad()``, is not recorded. It is a copy of
 # memory, not a way out of the graph; that is ``detach()``.
@@ -373,7 +373,7 @@ with torch.inference_mode():
     inference_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 assert all(type(t.grad_fn).__name__ == "CopyBackwards" for t in (
     inference_leaf.double(), inference_leaf.to(copy=True))
-), "for an inference tensor that requires grad, the copying casts are recorded as CopyBackwards"
+), "for a dense inference tensor that requires grad, the copying casts are recorded as CopyBackwards"
 as_long = a.long()
 assert as_long.grad_fn is None and not as_long.requires_grad, "a cast to an integer dtype is not recorded"
 assert a.bool().grad_fn is None, "a cast to bool is not recorded"

@@ -334,7 +334,7 @@ assert [record.category for record in caught] == [UserWarning] and "detach().clo
 # ----------------------------
 #
 # ``a`` 需要梯度时，那些原样返回 ``a`` 的调用，得到的就是这个叶子张量（leaf tensor）本身。在梯度模式（grad mode）下、``torch.inference_mode()`` 之外，复制到浮点或复数 dtype 的类型转换，比如 ``a.double()`` 或
-# ``to(copy=True)``，是自动求导记录的一次运算，节点是 ``ToCopyBackward0``；源张量若是以 ``requires_grad=True`` 创建的推理张量（inference tensor），节点则是 ``CopyBackwards``。结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
+# ``to(copy=True)``，是自动求导记录的一次运算，节点是 ``ToCopyBackward0``；源张量若是以 ``requires_grad=True`` 创建的稠密推理张量（inference tensor），节点则是 ``CopyBackwards``。结果不是叶子张量，梯度会以 ``a`` 自己的 dtype
 # 流回 ``a``。转换到整数或 bool dtype（``a.long()``），或者在 ``torch.no_grad()`` 下做的会复制的类型转换，都不会被记录。它复制了内存，却不能让张量脱离计算图；脱离计算图要用 ``detach()``。
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 as_float = a.float()
@@ -354,7 +354,7 @@ with torch.inference_mode():
     inference_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 assert all(type(t.grad_fn).__name__ == "CopyBackwards" for t in (
     inference_leaf.double(), inference_leaf.to(copy=True))
-), "for an inference tensor that requires grad, the copying casts are recorded as CopyBackwards"
+), "for a dense inference tensor that requires grad, the copying casts are recorded as CopyBackwards"
 as_long = a.long()
 assert as_long.grad_fn is None and not as_long.requires_grad, "a cast to an integer dtype is not recorded"
 assert a.bool().grad_fn is None, "a cast to bool is not recorded"
