@@ -553,6 +553,15 @@ else:
     raise AssertionError("backward after a compiled in-place edit of a saved tensor must raise")
 assert "modified by an inplace operation" in inplace_message, "backward stops with the in-place error"
 # sphinx_gallery_start_ignore
+def saved_backward_message(y):
+    """The message of the RuntimeError y.backward() raises, or "backward() ran"."""
+    try:
+        y.backward()
+    except RuntimeError as e:
+        return str(e)
+    return "backward() ran"
+
+
 for saved_edit in (add_one, double, fill_ones, set_first):
     for saved_kind in ("own", "slice", "transposed", "non-leaf"):
         for saved_grad_mode in (True, False):
@@ -566,12 +575,7 @@ for saved_edit in (add_one, double, fill_ones, set_first):
                 torch.compile(saved_edit, backend="aot_eager")(x_saved)
             assert all("not a leaf Tensor is being accessed" in str(caught_one.message) for caught_one in saved_caught), (
                 "compiling the edit warns only that it reads the .grad of a non-leaf")
-            try:
-                y_saved.backward()
-            except RuntimeError as e:
-                saved_message = str(e)
-            else:
-                saved_message = "backward() ran"
+            saved_message = saved_backward_message(y_saved)
             assert "modified by an inplace operation" in saved_message, (
                 "a saved tensor, the only one on its storage the compiled edit uses: backward() raises the in-place "
                 "error, grad mode on or off")

@@ -595,6 +595,16 @@ for back_kind, back_module in back_modules.items():
                     back_passed[back_name] is back_t for back_name, back_t in back_given.items()), (
                     f"{back_kind}, strict={back_strict}, tie_weights={back_tie}, grad enabled={back_grad}: the dict "
                     "passed holds its own tensor objects after the call")
+def twice_refusal_of(model, given, strict, tie):
+    """The name of the error functional_call(model, given, (batch,)) raises with these options (RuntimeError or
+    ValueError), or None."""
+    try:
+        functional_call(model, given, (batch,), strict=strict, tie_weights=tie)
+    except (RuntimeError, ValueError) as twice_error:
+        return type(twice_error).__name__
+    return None
+
+
 for twice_keys in (("0.weight",), ("1.weight",), ("0.weight", "1.weight"), ("1.weight", "0.weight")):
     for twice_same in (False, True):
         for twice_strict in (False, True):
@@ -604,13 +614,9 @@ for twice_keys in (("0.weight",), ("1.weight",), ("0.weight", "1.weight"), ("1.w
                     twice_own, twice_shared = twice_layer.weight, torch.randn(3, 3)
                     twice_dict = {twice_name: twice_shared if twice_same else torch.randn(3, 3) for twice_name in twice_keys}
                     twice_given = dict(twice_dict)
-                    twice_refusal = None
-                    try:
-                        with torch.set_grad_enabled(twice_grad):
-                            functional_call(torch.nn.Sequential(twice_layer, twice_layer), twice_dict, (batch,),
-                                            strict=twice_strict, tie_weights=twice_tie)  # fmt: skip
-                    except (RuntimeError, ValueError) as twice_error:
-                        twice_refusal = type(twice_error).__name__
+                    with torch.set_grad_enabled(twice_grad):
+                        twice_refusal = twice_refusal_of(torch.nn.Sequential(twice_layer, twice_layer), twice_dict,
+                                                         twice_strict, twice_tie)
                     one_name = len(twice_keys) == 1
                     assert twice_refusal == ("RuntimeError" if twice_strict and not twice_tie and one_name else "ValueError"
                                              if twice_tie and not one_name and not twice_same else None), (
