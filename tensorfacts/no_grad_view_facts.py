@@ -131,8 +131,7 @@ def copied_dtypes(row: view_ops.Row, copy: str) -> tuple[torch.dtype, ...]:
 def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int, int]:
     """Every run of the view operations of GRAD_VIEWS taken with grad mode off, copied by ``copy`` of COPIES: (what
     differs from the text of clone-of-no-grad-view-passes-no-gradient, with ``copy`` and its node for clone() and
-    CloneBackward0, the runs, those that also ask torch.autograd.grad (every run of the leaf and the non-leaf in the
-    operation's first dtype), the
+    CloneBackward0, the runs, those that also ask torch.autograd.grad (every run of the leaf and the non-leaf), the
     runs expected, and those expected to ask)."""
     wrong, runs, asked_runs = [], 0, 0
     for row in GRAD_VIEWS:
@@ -180,7 +179,7 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int, int]:
                         second is None and (as_taken or call == "first")) and chained._base is u._base)
                     seen = (made_as_said and seen_as_taken and taken_as_said, recorded,
                             (u.grad is None) != gets_gradient and leaf.grad is None)
-                    if as_taken and dtype == copied_dtypes(row, copy)[0]:  # the leaf and the non-leaf, first dtype
+                    if as_taken:  # the leaf and the non-leaf
                         asked_runs += 1
                         u_grad = u.grad.clone() if gets_gradient and u.grad is not None else None
                         seen = (*seen, _asked_as_said(c, source, u, u_grad))
@@ -193,7 +192,7 @@ def no_grad_view_runs(copy: str) -> tuple[list[str], int, int, int, int]:
     per_kind = len(OFF_MODES) * (3 + 4 * (len(FURTHER_VIEWS) - 1 + len(OFF_MODES)))
     expected = per_kind * sum(len(copied_dtypes(row, copy)) * (len(KINDS) - (row.source == "s"))
                               for row in GRAD_VIEWS)
-    return wrong, runs, asked_runs, expected, per_kind * 2 * sum(bool(copied_dtypes(row, copy)) for row in GRAD_VIEWS)
+    return wrong, runs, asked_runs, expected, per_kind * 2 * sum(len(copied_dtypes(row, copy)) for row in GRAD_VIEWS)
 
 
 def unrecorded_view_runs(copy: str) -> list[tuple[str, str, bool, bool]]:
@@ -248,8 +247,7 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
           "taken instead in each of those four ways "
           "(no grad_fn, the same base as u), with u.requires_grad_() called never, "
           "right after u is taken, after the view is taken or after the clone: the clone c requires grad and has a "
-          "CloneBackward0 node, and u.grad and the leaf's .grad are None. In every run of the leaf and the non-leaf in "
-          "the first dtype the operation runs in (float32; complex64 for z), "
+          "CloneBackward0 node, and u.grad and the leaf's .grad are None. In every run of the leaf and the non-leaf, "
           "torch.autograd.grad of the sum of the squares of c, asked for the source, raises \"... appears to not "
           "have been used in the graph\" and returns None with allow_unused=True; asked for u, it does the same, "
           "except in the runs where u.grad is filled, where it returns that gradient; backward(inputs=...) of that "
@@ -291,8 +289,7 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
              "u.grad 是 None。每次运行再改为分别用这四种方式取视图 "
              "u[..., 1:]（没有 grad_fn，基张量与 u 的相同），不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得这个视图之后、取得副本之后调用：副本 c 需要梯度，带 "
-             "CloneBackward0 节点，u.grad 和叶子张量的 .grad 都是 None。在源张量是叶子张量或非叶子张量、"
-             "dtype 是该操作所用的第一种 dtype（float32；z 为 complex64）的每次运行中，"
+             "CloneBackward0 节点，u.grad 和叶子张量的 .grad 都是 None。在源张量是叶子张量或非叶子张量的每次运行中，"
              "对 c 的各值平方和调用 torch.autograd.grad 求源张量的梯度，会抛出"
              "“... appears to not have been used in the graph”，带 allow_unused=True 时返回 None；"
              "求 u 的梯度也是这样，只有在 u.grad 有值的那些运行中，它返回的正是这个梯度；"
@@ -321,16 +318,14 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
           "two views taken of it with grad mode on and one taken in each of those four ways, u.requires_grad_() "
           "called never, right after u is taken, after the view of it or after the clone, torch.autograd.grad and "
           "backward(inputs=...) asked for the source and u in every run "
-          f"of the leaf and the non-leaf in the operation's first dtype, the same view operations of an inference "
-          f"tensor that requires grad (a tensor "
+          f"of the leaf and the non-leaf, the same view operations of an inference tensor that requires grad (a tensor "
           f"and a Parameter), the {len(UNRECORDED)} views autograd does not record, and the {len(ITSELF)} calls "
           "that return the tensor itself, on the CPU",
     "zh_CN": f"{len(GRAD_VIEWS)} 个视图操作，它列出的 dtype，叶子张量、非叶子张量和变成叶子张量的视图三种源张量，"
              "三种关闭梯度模式的方式和在 torch.inference_mode() 内开启的 torch.enable_grad()，u、在梯度模式下对它取的"
              "两种视图和用这四种方式分别对它取的一种视图，不调用 "
              "u.requires_grad_()，或在取得 u 后立即、取得它的视图之后、"
-             "取得副本之后调用，在叶子张量和非叶子张量、该操作第一种 dtype 的每次运行中对源张量和 u 调用的 "
-             "torch.autograd.grad 和 "
+             "取得副本之后调用，在叶子张量和非叶子张量的每次运行中对源张量和 u 调用的 torch.autograd.grad 和 "
              "backward(inputs=...)，对需要梯度的推理张量（张量和 Parameter）做的同样的视图操作，"
              f"自动求导（autograd）不记录的 {len(UNRECORDED)} 种视图，以及返回张量本身的 "
              f"{len(ITSELF)} 种调用，在 CPU 上"})
