@@ -11,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import re
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 
 import torch
 
@@ -60,6 +62,10 @@ ONE_EXAMPLE = {
 ONE_EXAMPLE_UNCITED = {"en": "the cases listed under What it runs", "zh_CN": "“检查的内容”一栏所列的情形"}
 
 
+#: A shape written another way than the site's ``3×4``: ``3 x 4``, ``3x4`` or ``3 × 4``.
+OTHER_SHAPE = re.compile(r"\b\d+(?: ?x ?| × )\d+\b")
+
+
 def fact(fact_id: str, runs: Mapping[str, str], scope: Mapping[str, str] | Callable[[str], str] = ONE_EXAMPLE,
          ) -> Callable[[Callable[[], Fact]], Callable[[], Fact]]:
     """Register a fact under ``fact_id`` (ids are unique), with what it runs in every edition's language."""
@@ -70,6 +76,14 @@ def fact(fact_id: str, runs: Mapping[str, str], scope: Mapping[str, str] | Calla
         missing = [code for code in CODES if code not in runs or not (callable(scope) or code in scope)]
         if missing:
             raise ValueError(f"fact {fact_id!r} says what it runs and its scope in no {missing} text")
+        shapes = [shape for texts in (runs, scope) if not callable(texts) for text in texts.values()
+                  for shape in OTHER_SHAPE.findall(text)]
+        if shapes:
+            parts = getattr(check, "__self__", None)  # a scoped fact registers its parts' run: name its observation
+            code = (parts.check if parts is not None else check).__code__
+            where = Path(code.co_filename).resolve().relative_to(Path(__file__).resolve().parents[1]).as_posix()
+            raise ValueError(f"{where}:{code.co_firstlineno}: fact {fact_id!r} writes the shapes {shapes}; "
+                             "the site writes a shape as 3×4 (no spaces, the sign ×)")
         FACTS[fact_id] = check
         ABOUT[fact_id] = About(dict(runs), scope if callable(scope) else dict(scope))
         return check

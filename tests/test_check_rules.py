@@ -29,6 +29,10 @@ REFUSED = {
     "except-assertion-error": "try:\n    assert same_storage(a, b)\nexcept AssertionError:\n    pass",
     "bare-except": "try:\n    assert same_storage(a, b)\nexcept:\n    pass",
     "except-exception-tuple": "try:\n    assert same_storage(a, b)\nexcept (ValueError, Exception):\n    pass",
+    "try-without-else": "try:\n    a.view(-1, 5)\nexcept RuntimeError as e:\n    print(type(e).__name__)",
+    "try-else-prints": ("try:\n    a.view(-1, 5)\nexcept RuntimeError as e:\n    print(type(e).__name__)\nelse:\n"
+                        "    print('no error')"),
+    "hidden-try-finally": f"{START}\ntry:\n    a.view(-1, 5)\nfinally:\n    pass\n{END}",
     "suppress": "import contextlib\nwith contextlib.suppress(AssertionError):\n    assert same_storage(a, b)",
     "hidden-dunder-in-place": f"{START}\na.__iadd__(1)\n{END}",
     "hidden-out-argument": f"{START}\ntorch.add(a, 1, out=a)\n{END}",
@@ -58,6 +62,8 @@ ALLOWED = {
     "two-names": "assert a is not b",
     "must-raise": ("try:\n    a.view(-1, 5)\nexcept RuntimeError as e:\n    print(type(e).__name__)\nelse:\n"
                    "    raise AssertionError('must raise')"),
+    "try-in-a-function": ("def attempt(x):\n    try:\n        return x.view(-1, 5)\n    except RuntimeError as e:\n"
+                          "        return type(e).__name__\n\nprint(attempt(a))"),
     "visible-dunder": "a.__iadd__(1)",
     "hidden-plain-check": f"{START}\nassert a.sum() == 3\n{END}",
     "hidden-numpy-reads": (f"import numpy as np\n{START}\nassert np.array_equal(a.numpy(), np.asarray(a))\n"

@@ -1,15 +1,17 @@
 """A page cannot silently lose the checks behind its prose, and it shows claims, not harness.
 
 Every check of every page (``assert`` and must-raise block, visible or hidden) is recorded in
-``gallery/asserts.json``; a page that lacks a recorded check fails here, naming the script and the check.
-New checks ask for ``python -m sitetools.rules.checks_manifest --update``. These tests run in about a second.
+``gallery/asserts.json``; a page that lacks a recorded check is refused by the page rules
+(``sitetools.rules.checks_manifest.check_manifest``, run by the build and by tests/test_page_rules.py), naming the
+script and the check; here that check is proven on a page stripped of its asserts. New checks ask for
+``python -m sitetools.rules.checks_manifest --update``. The must-raise idiom is a page rule too
+(``sitetools.rules.checks``, tests/test_check_rules.py).
 """
 
 import ast
 
 import pytest
 
-from sitetools.rules import checks_manifest
 from sitetools.rules.checks_manifest import (
     MANIFEST,
     REFERENCE,
@@ -25,7 +27,6 @@ from sitetools.rules.checks_manifest import (
 )
 from tests.gallery_tools import LANGS, relative_name, run_cells, script_id, split_cells
 
-SCRIPTS = [path for lang in LANGS for path in scripts(lang).values()]
 #: The visible code is run in one edition: the editions' code cells are the same token for token
 #: (tests/test_sync.py), and the build refuses editions that print differently.
 RUN_LANG = LANGS[0]
@@ -46,15 +47,6 @@ def test_the_manifest_lists_exactly_the_pages():
         f"{MANIFEST.relative_to(ROOT)} is out of date: pages it lacks {sorted(pages - recorded)}, "
         f"pages that no longer exist {sorted(recorded - pages)}; run `{UPDATE_COMMAND}`"
     )
-
-
-@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
-def test_the_page_keeps_every_check_the_manifest_records(script):
-    recorded = read_manifest().get(relative_name(script))
-    assert recorded is not None, f"{_where(script)} is not in {MANIFEST.relative_to(ROOT)}; run `{UPDATE_COMMAND}`"
-    report = problems(_where(script), script_checks(script), recorded)
-    assert not report, "\n".join(report)
 
 
 def _strip_asserts(source: str) -> str:
@@ -113,34 +105,3 @@ def test_hidden_blocks_print_nothing_and_the_visible_code_runs_alone(script):
     full = run_cells(split_cells(script), filename=_where(script))
     for number, (shown, printed) in enumerate(zip(visible, full, strict=True), start=1):
         assert shown == printed, f"{_where(script)}, code cell {number}: a hidden block changes the output"
-
-
-def _loose_trys(source: str) -> list[int]:
-    """Lines of ``try`` statements outside functions that are not the must-raise idiom."""
-    tree = ast.parse(source)
-    inside_functions = {
-        id(node)
-        for function in ast.walk(tree)
-        if isinstance(function, ast.FunctionDef | ast.Lambda)
-        for node in ast.walk(function)
-    }
-    return [
-        node.lineno
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Try) and id(node) not in inside_functions and not checks_manifest.is_must_raise(node)
-    ]
-
-
-@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
-def test_must_raise_has_one_idiom(script):
-    """At page level, ``try`` means "this must raise": ``except E as e: print(...)`` then
-    ``else: raise AssertionError(...)``. (A function may catch, to show either outcome.)"""
-    lines = _loose_trys(script.read_text(encoding="utf-8"))
-    assert not lines, f"{_where(script)}, lines {lines}: a try without `else: raise AssertionError(...)`"
-
-
-def test_the_idiom_check_notices_a_try_without_else():
-    assert _loose_trys("try:\n    f()\nexcept ValueError as e:\n    print(e)\n") == [1]
-    assert _loose_trys("try:\n    f()\nexcept ValueError as e:\n    print(e)\nelse:\n"
-                       "    raise AssertionError('f must raise')\n") == []  # fmt: skip

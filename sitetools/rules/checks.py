@@ -9,6 +9,8 @@ a check on the list while making it say nothing (the build also records each che
 - a block that never runs (``if False:``, ``while 0:``) and a ``try`` that swallows a failed assert
   (``except AssertionError``, ``Exception``, ``BaseException`` or a bare ``except`` around an
   ``assert``, or ``contextlib.suppress`` of one of them);
+- a ``try`` at page level (outside a function) that is not the must-raise idiom, ``except E as e:
+  print(...)`` then ``else: raise AssertionError(...)``: one that passes when nothing raises says nothing;
 - a hidden block that could change what the page shows. Besides the rules of :mod:`sitetools.rules.sources`
   (no print, no in-place method ``*_()``, no assignment to an attribute or element), a hidden block
   makes no write of any spelling: no call of a dunder method (``t.__iadd__(1)``), no ``out=``, no ``inplace=``
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import ast
 
+from sitetools.releases.rerun_cell import is_must_raise
 from sitetools.rules import folding, syntax
 from sitetools.rules.sources import split_hidden
 
@@ -71,9 +74,21 @@ def _suppresses(item: ast.withitem) -> bool:
     return name == "suppress" and any(isinstance(a, ast.Name) and a.id in SWALLOWS for a in call.args)
 
 
+def loose_trys(tree: ast.AST) -> list[int]:
+    """Lines of the ``try`` statements outside functions that are not the must-raise idiom: at page level,
+    ``try`` means "this must raise" (a function may catch, to show either outcome)."""
+    functions = [node for node in syntax.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
+    in_functions = {id(node) for function in functions for node in syntax.walk(function)}
+    return [node.lineno for node in syntax.walk(tree)
+            if isinstance(node, ast.Try) and id(node) not in in_functions and not is_must_raise(node)]
+
+
 def check_problems(tree: ast.AST) -> list[tuple[int, str]]:
-    """(line, problem) for each check that cannot fail and each block that hides a failure."""
-    found = []
+    """(line, problem) for each check that cannot fail, each block that hides a failure, and each page-level
+    ``try`` that is not the must-raise idiom."""
+    found = [(line, "a try at page level means \"this must raise\": `except E as e: print(...)`, then "
+                    "`else: raise AssertionError(...)`; to show either outcome, catch inside a function")
+             for line in loose_trys(tree)]
     for node in syntax.walk(tree):
         if isinstance(node, ast.Assert) and folding.truth(node.test) is not None:
             found.append((node.lineno, f"`assert {ast.unparse(node.test)}` holds or fails whatever the code "

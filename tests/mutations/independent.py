@@ -108,7 +108,7 @@ MUTATIONS: list[Mutation] = [
     # A check removed from a page (in both editions, so parity holds): the claim is left unchecked.
     both_editions("ind-page-drops-a-check", "copying/plot_03_clone.py",
                   'assert not c.is_leaf, "the clone must not be a leaf"\n', "",
-                  "tests/test_page_asserts.py"),
+                  "tests/test_page_rules.py"),
     # A translator localises a printed label in the Chinese edition only: the code cells drift.
     mutation("ind-zh-label-translated", ZH_REBINDING,
              'print("same storage:", same_storage(a, c))', 'print("共享存储：", same_storage(a, c))',
