@@ -348,6 +348,8 @@ MUTANTS = {
     ".data shares the version counter": lambda: Override(data=lambda f, a, k: a[0].detach()),
     ".data copies": lambda: Override(data=lambda f, a, k: a[0].clone().detach() if len(a) == 1 else call(f, a, k)),
     "unbind() returns separate views": lambda: Override(unbind=_separate_unbind),
+    "tensor_split, hsplit and vsplit copy": lambda: Override(**dict.fromkeys(
+        ("tensor_split", "hsplit", "vsplit"), lambda f, a, k: tuple(t.clone() for t in call(f, a, k)))),
     "views of a leaf accept fill_": lambda: Override(fill_=_bypass_autograd),
     "a number operand becomes a tensor": lambda: Override(mul=_number_as_tensor),
     "Module.to() makes new parameters": _module_to_overwrites_parameters,
@@ -398,7 +400,7 @@ MUTANTS = {
 #: Fact id -> the change of torch that must make it false (or several changes, each of which must).
 FACT_FLIPS = {
     "expand-inplace-write-refused": "expand() copies",
-    "multi-view-outputs-share-one-node": "unbind() returns separate views",
+    "multi-view-outputs-share-one-node": ("unbind() returns separate views", "tensor_split, hsplit and vsplit copy"),
     "leaf-source-views-refuse-inplace": "views of a leaf accept fill_",
     "saved-view-edit-error": "unbind() returns separate views",
     "saved-conj-transpose-edit-error": "mH, H and adjoint() copy",
