@@ -9,6 +9,7 @@ The claims before them are :mod:`tensorfacts.articles.copying_000`, those after 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import warnings
 
 import torch
@@ -35,6 +36,19 @@ GRAD_OFF = {
 #: The qualifier of the clone's rows that hold in grad mode outside torch.inference_mode() only.
 GRAD_MODE_ONLY = {"en": "in grad mode outside torch.inference_mode() only",
                   "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下"}
+
+#: The qualifier of the row that the clone stays in the graph: nor for a view of ``a`` taken with grad mode off.
+IN_GRAPH_ONLY = {"en": "in grad mode outside torch.inference_mode() only, and not for a view of a taken with grad "
+                       "mode off or inside torch.inference_mode()",
+                 "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下，且不包括梯度模式关闭时或在 "
+                          "torch.inference_mode() 里取的 a 的视图"}
+
+#: Views of ``a`` the note names, and where they are taken: grad mode off, or inside torch.inference_mode().
+NOTE_VIEWS = {"a[1:]": lambda t: t[1:], "a.t()": lambda t: t.t()}
+VIEW_PLACES = {"torch.no_grad()": (torch.no_grad,),
+               "torch.set_grad_enabled(False)": (lambda: torch.set_grad_enabled(False),),
+               "torch.inference_mode()": (torch.inference_mode,),
+               "torch.inference_mode() + torch.enable_grad()": (torch.inference_mode, torch.enable_grad)}
 
 
 def clones_with_grad_off(a: torch.Tensor) -> dict[tuple[str, str], torch.Tensor]:
@@ -69,12 +83,26 @@ def grad_off_trace(clones: dict[tuple[str, str], torch.Tensor]) -> tuple[str, st
     notes={
         "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
               "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
-              "has no `grad_fn` and does not require grad: it is a leaf, outside the computation graph.",
+              "has no `grad_fn` and does not require grad: it is a leaf, outside the computation graph. Nor for a "
+              "view of `a` taken with grad mode off or inside `torch.inference_mode()`: `a[1:]` or `a.t()`, for "
+              "example, taken under `torch.no_grad()` or `torch.set_grad_enabled(False)`, or inside "
+              "`torch.inference_mode()` even with `torch.enable_grad()`, is a leaf that requires grad, and its "
+              "clone, taken in grad mode, has a `CloneBackward0` node that leads nowhere: `backward()` gives neither "
+              "`a` nor the view a gradient. Calling `requires_grad_()` on the view before its clone is taken links "
+              "the node to the view, which then gets a gradient; `a` still gets none. Which views behave so, the "
+              "clone page says.",
         "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式（grad mode）下如此：在 `torch.no_grad()` 下，"
                  "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
-                 "出来的副本没有 `grad_fn`，也不需要梯度：它是叶子张量（leaf tensor），不在计算图中。",
+                 "出来的副本没有 `grad_fn`，也不需要梯度：它是叶子张量（leaf tensor），不在计算图中。"
+                 "梯度模式关闭时或在 `torch.inference_mode()` 里取的 `a` 的视图（view）也是例外：例如在 "
+                 "`torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下，或在 `torch.inference_mode()` 里"
+                 "（即使又用了 `torch.enable_grad()`）取的 `a[1:]` 或 `a.t()`，是需要梯度的叶子张量，"
+                 "在梯度模式下 clone 出来的副本带有 `CloneBackward0` 节点，但这个节点不通向任何地方："
+                 "`backward()` 既不给 `a` 也不给这个视图梯度。在取得副本之前对这个视图调用 "
+                 "`requires_grad_()`，节点就会连到这个视图，视图随后得到梯度；`a` 仍然得不到。"
+                 "哪些视图会这样，见“clone()”那一页。",
     },
-    qualifiers=GRAD_MODE_ONLY)
+    qualifiers=IN_GRAPH_ONLY)
 def _clone_in_graph() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     c = a.clone()
@@ -85,9 +113,41 @@ def _clone_in_graph() -> Result:
     off = clones_with_grad_off(a)
     outside = all(o.grad_fn is None and o.is_leaf and not o.requires_grad for o in off.values())
     en, zh = grad_off_trace(off)
-    return Result(verdict(c.grad_fn is not None and flows and outside), said(
-        f"`c.grad_fn = {grad_fn_name(c)}`; after `(c * 3).sum().backward()`, `a.grad = {grad}`; {en}",
-        f"`c.grad_fn = {grad_fn_name(c)}`；执行 `(c * 3).sum().backward()` 后，`a.grad = {grad}`；{zh}"))
+    views = off_view_clones()
+    runs, unlike = len(views), sorted(run for run, departs in views.items() if departs)
+    return Result(verdict(c.grad_fn is not None and flows and outside and not unlike), said(
+        f"`c.grad_fn = {grad_fn_name(c)}`; after `(c * 3).sum().backward()`, `a.grad = {grad}`; {en}; "
+        f"`a[1:]` and `a.t()` taken in the note's four ways, with and without `requires_grad_()`: "
+        f"{runs - len(unlike)} of {runs} runs as the note says" + (f" (not: {unlike})" if unlike else ""),
+        f"`c.grad_fn = {grad_fn_name(c)}`；执行 `(c * 3).sum().backward()` 后，`a.grad = {grad}`；{zh}；"
+        f"按注中四种方式取 `a[1:]` 和 `a.t()`，调用或不调用 `requires_grad_()`："
+        f"{runs} 次运行中 {runs - len(unlike)} 次与注所说相符" + (f"（不符：{unlike}）" if unlike else "")))
+
+
+def off_view_clones() -> dict[str, bool]:
+    """For each view of NOTE_VIEWS of ``a`` taken in each place of VIEW_PLACES, without and with ``requires_grad_()``
+    called on it right after: whether it departs from the note (the view a leaf that requires grad; its clone,
+    taken in grad mode, with a CloneBackward0 node linked to nothing, or to the view after ``requires_grad_()``;
+    after ``backward()``, ``a.grad`` None, the view's grad None, or filled after ``requires_grad_()``)."""
+    departs = {}
+    for (name, take), (where, places), asked in itertools.product(NOTE_VIEWS.items(), VIEW_PLACES.items(),
+                                                                  (False, True)):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with contextlib.ExitStack() as stack:
+            for place in places:
+                stack.enter_context(place())
+            u = take(a)
+        if asked:
+            u.requires_grad_()
+        c = u.clone()
+        linked = [fn is not None for fn, _ in c.grad_fn.next_functions] if c.grad_fn is not None else None
+        if c.requires_grad:
+            (c * c).sum().backward()
+        right = u.grad is not None and torch.equal(u.grad, 2 * u.detach())
+        departs[f"{name} in {where}" + (", requires_grad_()" if asked else "")] = not (
+            u.is_leaf and u.requires_grad and grad_fn_name(c) == "CloneBackward0" and linked == [asked]
+            and a.grad is None and (right if asked else u.grad is None))
+    return departs
 
 
 @CLAIMS.claim(

@@ -137,7 +137,7 @@ def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]
                  "这里的源张量沿用原文的写法：需要梯度的叶子张量。它拒绝全部四个调用，原因不在 detach："
                  "在 `torch.inference_mode()` 之外，两个 resize 报错是因为它需要梯度（在 `torch.no_grad()` 下、"
                  "换成非叶子张量也一样）；`set_` 和 `transpose_` 报错是因为它是需要梯度的叶子张量，而且梯度模式开着；"
-                 "它的视图（view）虽然不是叶子张量，也同样拒绝这两个调用。"
+                 "它的视图虽然不是叶子张量，也同样拒绝这两个调用。"
                  "换成非叶子源张量（例如 `a * 2` 或它的视图，但不能是需要梯度的叶子张量的视图），"
                  "或者在 `torch.no_grad()` 下换成这个叶子张量或它的视图，`set_` 和 `transpose_` 都能执行，"
                  "只有两个 resize 会报错。"

@@ -699,7 +699,8 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # an inference tensor excepted, such as a source that ``torch.inference_mode()`` creates in new memory (a view of a
 # normal tensor taken inside the mode by indexing is not one): reading the ``_version`` of such a source raises,
 # while its ``detach()``, taken outside the mode, is an inference tensor too, yet reads 0 before and after such
-# edits made inside the mode; an ``add_`` through it outside the mode reaches the source and moves its counter to 1.
+# edits made inside the mode; an ``add_`` through it outside the mode reaches the source and moves the detached
+# tensor's counter to 1, while reading the source's ``_version`` still raises.
 # On a sparse COO tensor, some in-place edits through either name, among them ``mul_``, ``add_``, ``zero_`` and
 # ``copy_``, give that tensor new memory for its values, so the other keeps its old values, though the ``_version``
 # both read moves; others, such as ``div_``, reach the other, and on a sparse CSR tensor ``mul_`` and ``zero_``

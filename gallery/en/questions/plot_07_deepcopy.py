@@ -694,10 +694,15 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # ``copy.copy`` copies no memory
 # ------------------------------
 #
+# For each tensor of the default ``torch.strided`` layout that the checks here try (``float32``, ``int64`` and
+# ``bool`` tensors, views, conjugate views, ``meta`` tensors, a ``Parameter``, a leaf, a non-leaf),
 # ``copy.copy(t)`` returns a new tensor object on the same memory: an edit of one is seen in the
-# other. It is not a way to snapshot values. Called outside ``torch.inference_mode()``, it gives the
-# new object a version counter of its own for each kind of tensor the checks here try (float, integer and
-# bool tensors, views, conjugate views, ``meta`` and sparse tensors, a ``Parameter``, a leaf, a non-leaf);
+# other (a ``meta`` tensor has no values to edit). It is not a way to snapshot values. Nor does it take every
+# tensor: on an mkldnn tensor (``to_mkldnn()``) ``copy.copy`` raises ``NotImplementedError``, and on a CPU tensor
+# of some dtypes, among them ``float8_e4m3fn``, ``float8_e5m2``, ``uint16`` and ``uint32``, ``AttributeError``.
+# Called outside ``torch.inference_mode()``, it gives the
+# new object a version counter of its own for each kind of tensor the checks here try (``float32``, ``int64`` and
+# ``bool`` tensors, views, conjugate views, ``meta`` and sparse tensors, a ``Parameter``, a leaf, a non-leaf);
 # a nested tensor of the default ``torch.strided`` layout is the exception: its copy is a view of it
 # (``_base`` is the source) and shares its counter. Here the write through ``shallow`` moves
 # ``shallow._version`` and leaves ``t._version`` at 0. The copy's counter already reads 1 before that
@@ -742,6 +747,25 @@ for kind, counted in counted_sources.items():
     counted_counters = shared_counters([counted, counted_twin])
     assert counted_counters[id(counted)] != counted_counters[id(counted_twin)], (
         f"copy.copy of a {kind} has a version counter of its own")
+    assert counted.layout != torch.strided or (counted_twin is not counted and same_storage(counted_twin, counted) and (
+        counted_twin.data_ptr(), counted_twin.stride(), counted_twin.shape) == (
+        counted.data_ptr(), counted.stride(), counted.shape)), (
+        f"copy.copy of a {kind} is another object on the same elements of the same memory")
+try:
+    copy.copy(torch.arange(4.0).reshape(2, 2).to_mkldnn())
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("copy.copy of an mkldnn tensor must raise NotImplementedError")
+refused_dtypes_ = {"float8_e4m3fn": torch.float8_e4m3fn, "float8_e5m2": torch.float8_e5m2, "uint16": torch.uint16,
+                   "uint32": torch.uint32}
+for refused_name_, refused_dtype_ in refused_dtypes_.items():
+    try:
+        copy.copy(torch.empty(2, dtype=refused_dtype_))
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError(f"copy.copy of a CPU tensor of dtype {refused_name_} must raise AttributeError")
 # Nested tensors are a prototype: building one of the strided layout warns, so the warning is ignored here.
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
@@ -846,7 +870,8 @@ assert nested_twin_._base is nested_source_ and not nested_twin_.is_leaf and nes
 # ``Parameter``'s does not. For plain CPU tensors without the conjugate or negative bit it copies the whole storage
 # behind a view, and keeps the sharing of tensors on one storage object (on ``meta`` it clones; an alias made
 # through NumPy or DLPack has a storage object of its own, and its copy shares nothing); a ``Parameter`` is cloned, so its copy holds only its own elements, and two parameters on
-# one storage get separate memory. ``copy.copy`` copies no memory, but it is no alias either:
+# one storage get separate memory. ``copy.copy`` copies no memory (and raises on an mkldnn tensor and on a CPU
+# tensor of some dtypes, ``float8_e4m3fn`` among them), but it is no alias either:
 # outside ``torch.inference_mode()`` it has a version counter of its own (a strided nested tensor's copy
 # is a view of it and shares its source's), and for a tensor of the default ``torch.strided`` layout that
 # requires grad (a nested one aside) it is a separate leaf with its own ``.grad``, and gradients through it do not reach

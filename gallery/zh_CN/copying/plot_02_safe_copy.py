@@ -23,8 +23,13 @@ def same_storage(x, y):
 
 
 # sphinx_gallery_start_ignore
+assert all(t.untyped_storage().data_ptr() == 0 for t in (
+    torch.zeros(2, device="meta"), torch.ones(3, dtype=torch.int64, device="meta"),
+    torch.empty(0, dtype=torch.complex64, device="meta"), torch.zeros(4, dtype=torch.float8_e4m3fn, device="meta"),
+    torch.arange(12.0).reshape(3, 4).to("meta")[1:].t())), (
+    "on meta every storage starts at address 0: float, integer, complex, float8, empty, moved there or a view")
 assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta")), (
-    "on meta every storage starts at address 0: unrelated meta tensors compare equal")
+    "on meta same_storage finds unrelated tensors sharing memory")
 assert torch.empty(0).untyped_storage().nbytes() == 0, "the storage of a freshly made empty tensor has no bytes"
 
 

@@ -653,8 +653,8 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # 浅拷贝 ``copy.copy`` 不复制内存
 # -------------------------------
 #
-# ``copy.copy(t)`` 返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变。它不能用来保存数值快照。在 ``torch.inference_mode()``
-# 之外调用时，对这里的检查试过的每种张量（浮点、整数和布尔张量，视图，共轭视图，``meta`` 张量和稀疏张量，``Parameter``，叶子张量，非叶子张量），它都让新对象有自己的版本计数器（version counter）；默认 ``torch.strided`` 布局的嵌套张量是例外：它的副本是它的视图（``_base`` 就是源张量），与它共享版本计数器。这里通过 ``shallow`` 写入，``shallow._version``
+# 对这里的检查试过的每种默认 ``torch.strided`` 布局的张量（``float32``、``int64`` 和 ``bool`` 张量，视图，共轭视图，``meta`` 张量，``Parameter``，叶子张量，非叶子张量），``copy.copy(t)`` 都返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变（``meta`` 张量没有数值可改）。它不能用来保存数值快照。它也不是对每个张量都能用：对 mkldnn 张量（``to_mkldnn()``），``copy.copy`` 会抛出 ``NotImplementedError``；对某些 dtype 的 CPU 张量，其中有 ``float8_e4m3fn``、``float8_e5m2``、``uint16`` 和 ``uint32``，它会抛出 ``AttributeError``。在 ``torch.inference_mode()``
+# 之外调用时，对这里的检查试过的每种张量（``float32``、``int64`` 和 ``bool`` 张量，视图，共轭视图，``meta`` 张量和稀疏张量，``Parameter``，叶子张量，非叶子张量），它都让新对象有自己的版本计数器（version counter）；默认 ``torch.strided`` 布局的嵌套张量是例外：它的副本是它的视图（``_base`` 就是源张量），与它共享版本计数器。这里通过 ``shallow`` 写入，``shallow._version``
 # 增加，``t._version`` 仍是 0。写入之前，副本的计数器已经是 1（并非每种张量都如此：例如 ``Parameter``、``meta`` 张量和稀疏张量的副本就从 0 开始），所以这次写入表现为加 1。
 
 t = torch.zeros(3)
@@ -695,6 +695,25 @@ for kind, counted in counted_sources.items():
     counted_counters = shared_counters([counted, counted_twin])
     assert counted_counters[id(counted)] != counted_counters[id(counted_twin)], (
         f"copy.copy of a {kind} has a version counter of its own")
+    assert counted.layout != torch.strided or (counted_twin is not counted and same_storage(counted_twin, counted) and (
+        counted_twin.data_ptr(), counted_twin.stride(), counted_twin.shape) == (
+        counted.data_ptr(), counted.stride(), counted.shape)), (
+        f"copy.copy of a {kind} is another object on the same elements of the same memory")
+try:
+    copy.copy(torch.arange(4.0).reshape(2, 2).to_mkldnn())
+except NotImplementedError:
+    pass
+else:
+    raise AssertionError("copy.copy of an mkldnn tensor must raise NotImplementedError")
+refused_dtypes_ = {"float8_e4m3fn": torch.float8_e4m3fn, "float8_e5m2": torch.float8_e5m2, "uint16": torch.uint16,
+                   "uint32": torch.uint32}
+for refused_name_, refused_dtype_ in refused_dtypes_.items():
+    try:
+        copy.copy(torch.empty(2, dtype=refused_dtype_))
+    except AttributeError:
+        pass
+    else:
+        raise AssertionError(f"copy.copy of a CPU tensor of dtype {refused_name_} must raise AttributeError")
 # 嵌套张量还是原型功能：构造 strided 布局的嵌套张量会发出警告，所以这里忽略它。
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", UserWarning)
@@ -788,5 +807,5 @@ assert nested_twin_._base is nested_source_ and not nested_twin_.is_leaf and nes
 # 后存下的张量虽然能深拷贝，却是常量，梯度不会经过它传到 ``scale``。深拷贝得到新的内存；普通张量的副本带着
 # ``.grad``，``Parameter`` 的副本则不带；``backward(create_graph=True)`` 让普通张量的 ``.grad`` 带上 ``grad_fn`` 之后，``deepcopy`` 则会报错。对不带共轭位或负号位的普通 CPU 张量，拷贝视图会复制背后的整块存储，同一个存储对象上的共享关系也会保留（在 ``meta`` 上则是克隆；经由 NumPy 或 DLPack 得到的别名有自己的存储对象，它的副本什么也不共享）；``Parameter``
 # 则是克隆，副本只含它自己的元素，共享同一块存储的两个参数拷贝后各有各的内存。``copy.copy``
-# 不复制内存，却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器（``torch.strided`` 布局的嵌套张量的副本是它的视图，与源张量共享版本计数器）；对默认 ``torch.strided`` 布局、需要梯度的张量（嵌套张量除外），它是一个独立的叶子张量，有自己的
+# 不复制内存（对 mkldnn 张量和某些 dtype 的 CPU 张量，比如 ``float8_e4m3fn`` 张量，它会报错），却也不是别名：在 ``torch.inference_mode()`` 之外，它有自己的版本计数器（``torch.strided`` 布局的嵌套张量的副本是它的视图，与源张量共享版本计数器）；对默认 ``torch.strided`` 布局、需要梯度的张量（嵌套张量除外），它是一个独立的叶子张量，有自己的
 # ``.grad``，经过它的梯度传不到源张量；而 COO 稀疏张量的副本，除非源张量是 ``Parameter``，连梯度都不需要。只想复制单个张量、又不要它的求导历史，就用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
