@@ -8,7 +8,8 @@ Editing a tensor inside a function edits the caller's
    :class: answer
 
    A function receives the caller's tensor object, not a copy, so an in-place edit inside it
-   (``x += 1``) edits the caller's tensor. Compute a new tensor instead:
+   (``x += 1``) edits the caller's tensor, or raises where torch refuses it (below). Compute a new
+   tensor instead:
 
    .. code-block:: python
 
@@ -249,6 +250,29 @@ draw_memory("add_one_in_place(a); returned = add_one(a)", a=a, returned=returned
 # sphinx_gallery_start_ignore
 assert a._version == 1, "one in-place edit of a: x += 1 inside add_one_in_place"
 # sphinx_gallery_end_ignore
+
+# %%
+# torch refuses some of these edits. With grad mode on, outside ``torch.inference_mode()``,
+# ``add_one_in_place`` raises on a leaf that requires grad, a ``Parameter`` included, and leaves it
+# as it was.
+# :fact:`leaf-refuses-inplace`
+# On an inference tensor (made inside ``torch.inference_mode()``) it raises as well, but only after
+# writing: the caller's tensor has changed all the same (more on :ref:`questions-inference-mode`).
+
+leaf = torch.zeros(3, requires_grad=True)
+weight = torch.nn.Parameter(torch.zeros(3))
+with torch.inference_mode():
+    frozen = torch.zeros(3)
+for name, source in (("leaf", leaf), ("Parameter", weight), ("inference tensor", frozen)):
+    try:
+        add_one_in_place(source)
+    except RuntimeError as e:
+        print(f"{name}: {type(e).__name__}: {e}")
+    else:
+        raise AssertionError(f"x += 1 inside a function must raise on a {name}")
+print("leaf:", leaf.detach(), " Parameter:", weight.detach(), " inference tensor:", frozen)
+assert torch.equal(leaf, torch.zeros(3)) and torch.equal(weight, torch.zeros(3)) and torch.equal(frozen, torch.ones(3)), (
+    "the leaf and the Parameter are as they were; the inference tensor was written before the error")
 
 # %%
 # A default argument holding a tensor
@@ -651,8 +675,8 @@ for refused_leaf in refused_alone:
 # A tensor passed to a function, kept as a default argument or held by a shallow copy of a module is
 # the same tensor as the original, and an item a dataset hands out as ``self.data[i]``, with an integer
 # ``i``, is a view on the original's memory: an in-place edit through any of these names edits the
-# original. Write
-# ``x = x + 1`` inside functions, make tensor defaults inside the call,
+# original, unless torch refuses it (as it does on a leaf that requires grad with grad mode on,
+# above). Write ``x = x + 1`` inside functions, make tensor defaults inside the call,
 # hand out ``clone()`` from a dataset whose callers may edit items, and copy modules with
 # ``copy.deepcopy``, which refuses, among others, a module that keeps a non-leaf (a tensor with a ``grad_fn``),
 # a tensor that is not a ``Parameter`` whose ``.grad`` has a ``grad_fn``, or a leaf it refuses on its own, such as

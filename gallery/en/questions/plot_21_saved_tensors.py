@@ -517,31 +517,34 @@ assert backward_after_context(lambda t: t * 2) is None, (
 # ``torch.utils.checkpoint``
 # --------------------------
 #
-# With its default ``context_fn`` (no selective checkpointing), a checkpointed function saves its
-# inputs and recomputes everything else during ``backward()``.
+# With either ``use_reentrant`` value (and, with ``False``, its default ``context_fn``: no selective
+# checkpointing), a checkpointed function saves its inputs and recomputes everything else during
+# ``backward()``; the code below runs both.
 # The output of a checkpointed ``exp`` is not saved, so editing it in place no longer breaks
 # ``backward()``, and the gradient is right (recomputed from ``a``). An in-place edit of the input
 # ``a`` now raises, though a plain ``exp`` allowed it: checkpoint saved ``a``.
-# (``use_reentrant=False`` is the variant PyTorch recommends; called without the argument, this
-# release warns.) That the function then runs twice, and what this does to BatchNorm and other
-# in-place edits inside it, is on :ref:`questions-activation-checkpointing`.
+# (``use_reentrant=False`` is the variant PyTorch recommends; called without the argument,
+# ``checkpoint`` runs the reentrant variant and this release warns.) That the function then runs
+# twice, and what this does to BatchNorm and other in-place edits inside it, is on
+# :ref:`questions-activation-checkpointing`.
 
-x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
-a = x * 2
-y = checkpoint(torch.exp, a, use_reentrant=False)
-y += 1
-y.sum().backward()
-print("edit of the output, x.grad:", x.grad)
-assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "checkpoint recomputed exp from a"
-a = x * 2
-y = checkpoint(torch.exp, a, use_reentrant=False)
-a += 1
-try:
+for use_reentrant in (False, True):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    a = x * 2
+    y = checkpoint(torch.exp, a, use_reentrant=use_reentrant)
+    y += 1
     y.sum().backward()
-except RuntimeError as e:
-    print(f"edit of the input: {type(e).__name__}: {e}")
-else:
-    raise AssertionError("an in-place edit of a checkpoint's input must break backward()")
+    print(f"use_reentrant={use_reentrant}, edit of the output, x.grad:", x.grad)
+    assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "checkpoint recomputed exp from a"
+    a = x * 2
+    y = checkpoint(torch.exp, a, use_reentrant=use_reentrant)
+    a += 1
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        print(f"use_reentrant={use_reentrant}, edit of the input: {type(e).__name__}: {e}")
+    else:
+        raise AssertionError("an in-place edit of a checkpoint's input must break backward()")
 # sphinx_gallery_start_ignore
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -549,10 +552,18 @@ with warnings.catch_warnings(record=True) as caught:
 assert [record.category for record in caught] == [UserWarning], "checkpoint without use_reentrant warns"
 assert "use_reentrant=False is recommended" in str(caught[0].message), "the warning recommends False"
 assert not breaks(lambda a, b: a.exp(), "a"), "a plain exp lets an in-place edit of its input pass"
-packed_by_checkpoint, given = [], x * 2
-with saved_tensors_hooks(lambda t: packed_by_checkpoint.append(t) or t, lambda t: t):
-    checkpoint(torch.exp, given, use_reentrant=False)
-assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its input"
+for reentrant in (False, True):
+    packed_by_checkpoint, given = [], x * 2
+    with saved_tensors_hooks(lambda t, into=packed_by_checkpoint: into.append(t) or t, lambda t: t):
+        checkpoint(torch.exp, given, use_reentrant=reentrant)
+    assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its input"
+for options in ({"use_reentrant": True, "preserve_rng_state": False},
+                {"use_reentrant": False, "preserve_rng_state": False},
+                {"use_reentrant": False, "determinism_check": "none"}, {"use_reentrant": False, "debug": True}):
+    assert not breaks(lambda a, b, options=options: checkpoint(torch.exp, a, **options), "y"), (
+        "checkpoint's other options still let its output be edited")
+    assert breaks(lambda a, b, options=options: checkpoint(torch.exp, a, **options), "a"), (
+        "with checkpoint's other options an edit of its input still breaks backward()")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -711,8 +722,8 @@ else:
 # caught, and the gradient can be wrong (for ``exp`` above it is). Out-of-place code (``y = y + 1``) is the plain fix; a copying
 # ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()``, with the ``backward()`` inside it,
 # is one) or ``torch.utils.checkpoint``
-# (with its default ``context_fn``) also let the output be edited, but hooks
-# that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
+# (with either ``use_reentrant`` value and the default ``context_fn``) also let the output be
+# edited, but hooks that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
 # the check with them, until a ``backward()`` or ``torch.autograd.grad`` with ``retain_graph`` false (its
 # default unless ``create_graph=True``) runs the nodes that saved them (``inputs=`` included). How to read the
 # error itself is on :ref:`questions-inplace-error`.

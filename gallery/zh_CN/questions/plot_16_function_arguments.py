@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``），改的就是调用者的张量。改为计算出一个新张量：
+   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``），改的就是调用者的张量，torch 拒绝时则报错（见下文）。改为计算出一个新张量：
 
    .. code-block:: python
 
@@ -240,6 +240,26 @@ assert a._version == 1, "one in-place edit of a: x += 1 inside add_one_in_place"
 # sphinx_gallery_end_ignore
 
 # %%
+# 有些这样的原地操作会被 torch 拒绝。在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时，``add_one_in_place`` 遇到需要梯度的叶子张量（leaf tensor），包括 ``Parameter``，会报错，张量保持原样。
+# :fact:`leaf-refuses-inplace`
+# 遇到推理张量（inference tensor，即在 ``torch.inference_mode()`` 里创建的张量）也会报错，但报错时已经写完了：调用者的张量照样被改了（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。
+
+leaf = torch.zeros(3, requires_grad=True)
+weight = torch.nn.Parameter(torch.zeros(3))
+with torch.inference_mode():
+    frozen = torch.zeros(3)
+for name, source in (("leaf", leaf), ("Parameter", weight), ("inference tensor", frozen)):
+    try:
+        add_one_in_place(source)
+    except RuntimeError as e:
+        print(f"{name}: {type(e).__name__}: {e}")
+    else:
+        raise AssertionError(f"x += 1 inside a function must raise on a {name}")
+print("leaf:", leaf.detach(), " Parameter:", weight.detach(), " inference tensor:", frozen)
+assert torch.equal(leaf, torch.zeros(3)) and torch.equal(weight, torch.zeros(3)) and torch.equal(frozen, torch.ones(3)), (
+    "the leaf and the Parameter are as they were; the inference tensor was written before the error")
+
+# %%
 # 以张量为默认值的参数
 # --------------------
 #
@@ -276,7 +296,7 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # 把自己的张量交出去的 ``Dataset``
 # --------------------------------
 #
-# ``i`` 为整数时，``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而 ``DataLoader(dataset, batch_size=None)`` 的其余参数都取默认值时（其中 ``num_workers=0``：不启动 worker 进程），它在任何梯度模式（grad mode）下都把 ``__getitem__`` 返回的张量原样传出来，就是那个张量对象本身（由张量组成的普通元组会变成一个新列表，字典会变成一个新字典，两者装的仍是那些张量）。循环里用数据集的均值对每个样本做原地归一化
+# ``i`` 为整数时，``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而 ``DataLoader(dataset, batch_size=None)`` 的其余参数都取默认值时（其中 ``num_workers=0``：不启动 worker 进程），它在任何梯度模式下都把 ``__getitem__`` 返回的张量原样传出来，就是那个张量对象本身（由张量组成的普通元组会变成一个新列表，字典会变成一个新字典，两者装的仍是那些张量）。循环里用数据集的均值对每个样本做原地归一化
 # ``x.sub_(mean)``，改的就是数据集本身：第一个 epoch 看到的数据以零为中心，第二个 epoch 看到的又被平移了一次。
 
 
@@ -461,7 +481,7 @@ assert not same_storage(deep.weight, model.weight), "the deep copy has memory of
 # ``copy.deepcopy`` 就拒绝复制这个模块。:fact:`deepcopy-refuses-module-keeping-non-leaf`\ 参数的 ``.grad``
 # 不算在内，带 ``grad_fn`` 的也一样，比如把 ``Linear`` 层的输出平方后调用 ``backward(create_graph=True)``
 # 留下的 ``.grad``：``copy.deepcopy`` 照样复制这个模块，副本的 ``.grad`` 是 ``None``。模块上存着的不是
-# ``Parameter`` 的张量（缓冲区或普通属性），会连同它的 ``.grad`` 一起复制：这个 ``.grad`` 若带 ``grad_fn``，即使张量本身是叶子张量（leaf tensor），``copy.deepcopy`` 也会拒绝复制这个模块。
+# ``Parameter`` 的张量（缓冲区或普通属性），会连同它的 ``.grad`` 一起复制：这个 ``.grad`` 若带 ``grad_fn``，即使张量本身是叶子张量，``copy.deepcopy`` 也会拒绝复制这个模块。
 #
 # 比较运算（如 ``out > 0``）或 ``argmax()`` 的结果没有 ``grad_fn``，即使是在梯度模式下由需要梯度的张量算出的也一样：存着它的模块可以深拷贝（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。
 #
@@ -609,5 +629,5 @@ for refused_leaf in refused_alone:
 # 小结
 # ----
 #
-# 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；``i`` 为整数时，数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
+# 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；``i`` 为整数时，数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量，除非 torch 拒绝这次操作（比如上面在梯度模式打开时对需要梯度的叶子张量）。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
 # ``copy.deepcopy``，它拒绝复制的情形包括：模块存着非叶子张量（带 ``grad_fn`` 的张量），存着 ``.grad`` 带 ``grad_fn`` 的非 ``Parameter`` 张量，或存着它单独复制时就拒绝的叶子张量，比如普通 ``torch.Tensor`` 子类的实例（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。

@@ -482,26 +482,27 @@ assert backward_after_context(lambda t: t * 2) is None, (
 # ``torch.utils.checkpoint``
 # --------------------------
 #
-# 用 checkpoint 做梯度检查点（activation checkpointing）时，在默认的 ``context_fn`` 下（不做选择性检查点），被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算。checkpoint 里的 ``exp``
+# 用 checkpoint 做梯度检查点（activation checkpointing）时，``use_reentrant`` 取哪个值都一样（取 ``False`` 时用默认的 ``context_fn``，即不做选择性检查点）：被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算；下面的代码两个值都运行了。checkpoint 里的 ``exp``
 # 不保存输出，所以原地修改输出不再让 ``backward()`` 报错，梯度也是对的（由 ``a`` 重新算出）。原地修改输入
-# ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，当前版本会发出警告。）函数因此会执行两次，这对 BatchNorm 和函数里的其他原地修改意味着什么，见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`。
+# ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，``checkpoint`` 运行的是 ``use_reentrant=True`` 的版本，当前版本还会发出警告。）函数因此会执行两次，这对 BatchNorm 和函数里的其他原地修改意味着什么，见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`。
 
-x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
-a = x * 2
-y = checkpoint(torch.exp, a, use_reentrant=False)
-y += 1
-y.sum().backward()
-print("edit of the output, x.grad:", x.grad)
-assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "checkpoint recomputed exp from a"
-a = x * 2
-y = checkpoint(torch.exp, a, use_reentrant=False)
-a += 1
-try:
+for use_reentrant in (False, True):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    a = x * 2
+    y = checkpoint(torch.exp, a, use_reentrant=use_reentrant)
+    y += 1
     y.sum().backward()
-except RuntimeError as e:
-    print(f"edit of the input: {type(e).__name__}: {e}")
-else:
-    raise AssertionError("an in-place edit of a checkpoint's input must break backward()")
+    print(f"use_reentrant={use_reentrant}, edit of the output, x.grad:", x.grad)
+    assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "checkpoint recomputed exp from a"
+    a = x * 2
+    y = checkpoint(torch.exp, a, use_reentrant=use_reentrant)
+    a += 1
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        print(f"use_reentrant={use_reentrant}, edit of the input: {type(e).__name__}: {e}")
+    else:
+        raise AssertionError("an in-place edit of a checkpoint's input must break backward()")
 # sphinx_gallery_start_ignore
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -509,10 +510,18 @@ with warnings.catch_warnings(record=True) as caught:
 assert [record.category for record in caught] == [UserWarning], "checkpoint without use_reentrant warns"
 assert "use_reentrant=False is recommended" in str(caught[0].message), "the warning recommends False"
 assert not breaks(lambda a, b: a.exp(), "a"), "a plain exp lets an in-place edit of its input pass"
-packed_by_checkpoint, given = [], x * 2
-with saved_tensors_hooks(lambda t: packed_by_checkpoint.append(t) or t, lambda t: t):
-    checkpoint(torch.exp, given, use_reentrant=False)
-assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its input"
+for reentrant in (False, True):
+    packed_by_checkpoint, given = [], x * 2
+    with saved_tensors_hooks(lambda t, into=packed_by_checkpoint: into.append(t) or t, lambda t: t):
+        checkpoint(torch.exp, given, use_reentrant=reentrant)
+    assert any(t is given for t in packed_by_checkpoint), "checkpoint saved its input"
+for options in ({"use_reentrant": True, "preserve_rng_state": False},
+                {"use_reentrant": False, "preserve_rng_state": False},
+                {"use_reentrant": False, "determinism_check": "none"}, {"use_reentrant": False, "debug": True}):
+    assert not breaks(lambda a, b, options=options: checkpoint(torch.exp, a, **options), "y"), (
+        "checkpoint's other options still let its output be edited")
+    assert breaks(lambda a, b, options=options: checkpoint(torch.exp, a, **options), "a"), (
+        "with checkpoint's other options an edit of its input still breaks backward()")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -655,6 +664,6 @@ else:
 #
 # 原地修改会不会让 ``backward()`` 报错，取决于用到这个张量、在修改之前已经运行过的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
-# 什么都不保存；经 ``.data`` 的修改不会被发现，梯度可能是错的（上面的 ``exp`` 就是如此）。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和用默认 ``context_fn`` 的
+# 什么都不保存；经 ``.data`` 的修改不会被发现，梯度可能是错的（上面的 ``exp`` 就是如此）。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和 ``use_reentrant`` 取哪个值都行、``context_fn`` 用默认值的
 # ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种，``backward()`` 也要在它里面运行），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
 # 会一直留住保存的张量，检查也随之保留，直到某一次 ``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 运行了保存它们的节点（带 ``inputs=`` 的也算）。怎么读这条报错，见\ :ref:`“原地修改报错”那一页 <questions-inplace-error>`。
