@@ -1,12 +1,18 @@
-"""Named fact on basic indexing on the ``meta`` device, behind the glossary's definition of basic indexing
-(``sitetools/rules/term_facts.py``, ``CHECKED_BY``; the CPU cases are :mod:`tensorfacts.layout_facts`'s): a ``meta``
-tensor reads as a CPU one does, and a 0-d index tensor on ``meta`` makes the read raise. Registered on import by
-:mod:`tensorfacts.facts`, whose docstring says what a fact is.
+"""Named facts on indexing with the ``meta`` device: basic indexing, behind the glossary's definition of basic
+indexing (``sitetools/rules/term_facts.py``, ``CHECKED_BY``; the CPU cases are :mod:`tensorfacts.layout_facts`'s): a
+``meta`` tensor reads as a CPU one does, and a 0-d index tensor on ``meta`` makes the read raise; and a read of a
+dense CPU tensor through an index tensor on ``meta``, behind the index question's sentence on it: the values it
+returns are not read from the tensor. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a
+fact is.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import torch
+import torch.utils.deterministic
 
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.layout_facts import BASIC, DTYPES, ZERO_D_MASK, ZERO_D_POSITION, _base
@@ -66,3 +72,100 @@ def _basic_index_on_meta() -> Fact:
             if result._is_view() or result.shape != (rows, 4, 6):
                 wrong.append(f"x[{flag}] not a mask read {dtype}")
     return Fact(not wrong, f"meta reads not as stated: {wrong or 'none'}")
+
+
+#: Every dtype of a dense CPU ``x`` the read through a ``meta`` index runs: floating (float8 too), complex, signed and
+#: unsigned integer, and bool.
+READ_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.float8_e4m3fn, torch.float8_e5m2,
+               torch.complex64, torch.complex128, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
+               torch.uint16, torch.uint32, torch.uint64, torch.bool)
+
+
+@contextlib.contextmanager
+def _filling_uninitialized_memory() -> Iterator[None]:
+    """torch's deterministic mode with ``fill_uninitialized_memory``: every uninitialized allocation (``torch.empty``)
+    is filled, NaN for a floating or complex dtype and the largest value for an integer one; both settings are put
+    back as they were. The mode is switched by ``torch._C._set_deterministic_algorithms``, the half of
+    ``torch.use_deterministic_algorithms`` that sets it in torch's core: the other half imports ``torch._inductor``
+    to set its config (seconds, and a module the pages, which run in the same process, must not see)."""
+    before = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
+              torch.utils.deterministic.fill_uninitialized_memory)
+    torch._C._set_deterministic_algorithms(True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        yield
+    finally:
+        torch.utils.deterministic.fill_uninitialized_memory = before[2]
+        torch._C._set_deterministic_algorithms(before[0], warn_only=before[1])
+
+
+def _meta_index_sources(dtype: torch.dtype) -> dict[str, torch.Tensor]:
+    """Dense CPU tensors of ``dtype``, of shapes (4,) and (4, 3): plain, requiring grad (floating and complex) and
+    inference tensors."""
+    sources = {}
+    for shape in ((4,), (4, 3)):
+        plain = torch.arange(torch.Size(shape).numel()).reshape(shape).to(dtype)
+        sources[f"{shape}"] = plain
+        if dtype.is_floating_point or dtype.is_complex:
+            sources[f"{shape} requiring grad"] = plain.clone().requires_grad_()
+        with torch.inference_mode():
+            sources[f"{shape} inference tensor"] = plain.clone()
+    return sources
+
+
+def _as_bytes(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().contiguous().view(torch.uint8)
+
+
+@fact("meta-index-read-uninitialized", {
+    "en": "x[idx] for a dense CPU x and an int64 or int32 index tensor idx on the meta device holding no values, of "
+          "shape (2,) or (2, 2): the read raises nothing and returns a CPU tensor of x's dtype and of shape idx.shape "
+          "+ x.shape[1:]; run again with torch's deterministic algorithms on (the switch "
+          "torch.use_deterministic_algorithms(True) sets in torch's core) and "
+          "torch.utils.deterministic.fill_uninitialized_memory True (both put back after), its bytes are those "
+          "torch.empty of that shape and dtype is filled with (NaN, or an integer dtype's largest value) and not "
+          "those of x[the same positions on the CPU]: its memory is a fresh allocation, never written from x.",
+    "zh_CN": "对稠密的 CPU 张量 x 和 meta 设备上不存数值的 int64 或 int32 索引张量 "
+             "idx（形状为 (2,) 或 (2, 2)）读取 x[idx]：不报错，返回 CPU 上 dtype "
+             "与 x 相同，形状为 idx.shape + x.shape[1:] 的张量；在开启 torch "
+             "的确定性算法（torch.use_deterministic_algorithms(True) "
+             "在 torch 核心中设置的开关）且 torch.utils.deterministic.fill_uninitialized_memory "
+             "为 True 时（事后两者都恢复原状）再读一次，结果的字节与 torch.empty 按同样形状和 "
+             "dtype 填充的值（NaN，整数 dtype 则是其最大值）相同，而与在 CPU 上按同样位置读取的 "
+             "x 不同：结果的内存是新分配的，从未从 x 写入。",
+}, {"en": "x of 17 dtypes (float16, bfloat16, float32, float64, float8_e4m3fn, float8_e5m2, complex64, complex128, "
+          "int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool), of shapes (4,) and (4, 3), plain, "
+          "requiring grad (floating and complex dtypes) and as an inference tensor; index tensors of int64 and int32, "
+          "of shapes (2,) and (2, 2); with grad mode on, under torch.no_grad() and under torch.inference_mode()",
+    "zh_CN": "17 种 dtype（float16、bfloat16、float32、float64、float8_e4m3fn、float8_e5m2、complex64、complex128、"
+             "int8、int16、int32、int64、uint8、uint16、uint32、uint64、bool），形状为 (4,) 和 (4, 3) 的 x，"
+             "分别为普通张量、需要梯度的张量（浮点和复数 dtype）和推理张量；int64 和 int32 的索引张量，"
+             "形状为 (2,) 和 (2, 2)；在默认的梯度模式下、torch.no_grad() 里和 torch.inference_mode() 里"})
+def _meta_index_read_uninitialized() -> Fact:
+    wrong, reads = [], 0
+    modes = {"grad mode": contextlib.nullcontext, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
+    for dtype in READ_DTYPES:
+        for source, x in _meta_index_sources(dtype).items():
+            for index_dtype in (torch.int64, torch.int32):
+                for positions in ([0, 2], [[0, 2], [1, 3]]):
+                    on_cpu = torch.tensor(positions, dtype=index_dtype)
+                    idx = on_cpu.to("meta")
+                    for mode, context in modes.items():
+                        case = f"{dtype} {source} {index_dtype} {tuple(idx.shape)} {mode}"
+                        try:
+                            with context():
+                                read = x[idx]
+                            with _filling_uninitialized_memory(), context():
+                                filled = x[idx]
+                                empty = torch.empty(filled.shape, dtype=dtype)
+                        except (RuntimeError, NotImplementedError) as e:
+                            wrong.append(f"{case} raised {type(e).__name__}")
+                            continue
+                        reads += 1
+                        if read.device.type != "cpu" or read.dtype != dtype or read.shape != idx.shape + x.shape[1:]:
+                            wrong.append(f"{case} gave {read.device} {read.dtype} {tuple(read.shape)}")
+                        if not torch.equal(_as_bytes(filled), _as_bytes(empty)):
+                            wrong.append(f"{case} values not torch.empty's fill")
+                        if torch.equal(_as_bytes(filled), _as_bytes(x[on_cpu])):
+                            wrong.append(f"{case} values are x's")
+    return Fact(not wrong, f"{reads} reads; not as stated: {wrong[:6] or 'none'}")

@@ -217,6 +217,25 @@ def _negative_step_reads_reversed(func, args, kwargs):
         return args[0].flip(0)
 
 
+def _meta_index(args) -> bool:
+    """Whether an indexing call's index holds a tensor on ``meta`` and its source is not on ``meta``."""
+    index = args[1] if isinstance(args[1], tuple) else (args[1],)
+    return not args[0].is_meta and any(isinstance(i, torch.Tensor) and i.is_meta for i in index)
+
+
+def _meta_index_refused(func, args, kwargs):
+    """Indexing that refuses an index on ``meta`` into a tensor on another device, as a sparse tensor's does."""
+    if _meta_index(args):
+        raise RuntimeError("indices should be either on cpu or on the same device as the indexed tensor (cpu)")
+    return call(func, args, kwargs)
+
+
+def _meta_index_zeroed(func, args, kwargs):
+    """Indexing through an index on ``meta`` that returns zeros, as if its result were allocated with ``zeros``."""
+    result = call(func, args, kwargs)
+    return torch.zeros_like(result) if _meta_index(args) else result
+
+
 INPLACE = ("add_", "mul_", "sub_", "zero_")
 FUSED_STEPS = ("_fused_adagrad_", "_fused_sgd_", "_fused_adam_", "_fused_adamw_")
 
@@ -371,6 +390,8 @@ MUTANTS = {
     "indexing copies": lambda: Override(__getitem__=lambda f, a, k: call(f, a, k).clone()),
     "indexing returns views": lambda: Override(__getitem__=_advanced_index_as_view),
     "negative-step slices read reversed": lambda: Override(__getitem__=_negative_step_reads_reversed),
+    "a CPU tensor refuses an index on meta": lambda: Override(__getitem__=_meta_index_refused),
+    "a read through an index on meta is zeroed": lambda: Override(__getitem__=_meta_index_zeroed),
     "mul() returns a detached result": lambda: Override(mul=lambda f, a, k: call(f, a, k).detach()),
     "add_() writes a copy": lambda: Override(add_=lambda f, a, k: a[0].clone().add_(*a[1:], **k)),
     "checkpoint keeps every tensor": _checkpoint_keeps_everything,
@@ -499,6 +520,8 @@ FACT_FLIPS = {
     "inference-mode-views-of-normal-tensor": ("indexing copies", "view(dtype) gives a normal tensor"),
     "basic-index-read-views": "indexing copies",
     "basic-index-on-meta": "indexing copies",
+    "meta-index-read-uninitialized": (
+        "a CPU tensor refuses an index on meta", "a read through an index on meta is zeroed", "indexing returns views"),
     "negative-step-slice-raises": "negative-step slices read reversed",
     "numpy-index-read-copies": "indexing returns views",
     "array-calls-refuse-swapped-or-flipped": "from_numpy and from_dlpack take any array",

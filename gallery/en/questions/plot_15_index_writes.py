@@ -610,26 +610,29 @@ assert all(as_uint8 == ("RuntimeError: masked_fill_ only supports boolean masks"
 print("deprecation warnings:", [str(w.message).split(",")[0] for w in write_warnings])
 
 # %%
-# A write through an index on ``meta`` need not raise. On a CPU ``x``, an ``int64`` or ``int32`` index tensor of one
-# or more dimensions on ``meta`` raises nothing: ``x[idx]`` returns a CPU tensor of uninitialized values, and
-# ``x[idx] = v``, ``x[idx] += 1``, ``index_put_`` and ``scatter_`` write nothing into ``x``, though ``x._version``
-# moves; so do ``x[mask] = v`` and ``masked_fill_`` with a number, for a boolean or ``uint8`` mask on ``meta``,
-# though both refuse a ``uint8`` mask on the CPU (above).
-# ``index_add_`` refuses the two devices. Keep the index on ``x``'s device.
+# A write through an index on ``meta`` need not raise. On a dense CPU ``x``, an ``int64`` or ``int32`` index tensor of
+# one or more dimensions on ``meta`` raises nothing: ``x[idx]`` returns a CPU tensor of uninitialized values, in
+# memory freshly allocated for it into which nothing of ``x`` is read. :fact:`meta-index-read-uninitialized`
+# Into the ``x`` below (one-dimensional, ``float32``, not requiring grad), ``x[idx] = v``, ``x[idx] += 1`` and
+# ``index_put_`` through such an index write nothing, nor does ``scatter_`` (its index has ``x``'s one
+# dimension), though ``x._version`` moves; so do ``x[mask] = v`` and ``masked_fill_`` with a number, for a boolean
+# or ``uint8`` mask on ``meta``, though both refuse a ``uint8`` mask on the CPU (above). ``index_add_`` refuses the
+# two devices. Keep the index on ``x``'s device.
 x = torch.arange(4.0)
 for dtype in (torch.int64, torch.int32):
     index = torch.tensor([0, 2], dtype=dtype, device="meta")
     read = x[index]
     print("index dtype:", dtype, " x[index] device:", read.device, " shape:", tuple(read.shape))
-    x[index] = -1.0
-    x[index] += 1
-    x.index_put_((index,), torch.tensor(5.0))
+    for through in (index, index.reshape(1, 2)):
+        x[through] = -1.0
+        x[through] += 1
+        x.index_put_((through,), torch.tensor(5.0))
     x.scatter_(0, index, 9.0)
 for mask in (torch.tensor([True, False, True, False]), torch.tensor([1, 0, 1, 0], dtype=torch.uint8)):
     x[mask.to("meta")] = -1.0
     x.masked_fill_(mask.to("meta"), 7.0)
 print("after the writes: x =", x, " x._version:", x._version)
-assert torch.equal(x, torch.arange(4.0)) and x._version == 12, (
+assert torch.equal(x, torch.arange(4.0)) and x._version == 18, (
     "through an index or mask on meta, each write left the CPU x as it was and moved its _version")
 try:
     x.index_add_(0, index, torch.ones(2))
@@ -1022,9 +1025,10 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of Python integers, an
 # ``int64`` or ``int32`` index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
 # copy leaves ``x`` unchanged. A zero-dimensional index tensor or a boolean mask on ``meta``, or a ``uint8`` mask
-# of one or more dimensions where it or ``x`` is on ``meta``, raises in a read ``x[idx]``; on a CPU ``x``, an ``int64`` or
-# ``int32`` index tensor on ``meta`` reads uninitialized values, and the writes above through it or a mask on ``meta``
-# write nothing: keep the index on ``x``'s device. Write through the index with an assignment (``x[idx] = v``,
+# of one or more dimensions where it or ``x`` is on ``meta``, raises in a read ``x[idx]``; on a dense CPU ``x``, an
+# ``int64`` or ``int32`` index tensor on ``meta`` reads uninitialized values, none of them read from ``x``, and the
+# writes above through it or a mask on ``meta`` write nothing: keep the index on ``x``'s device.
+# :fact:`meta-index-read-uninitialized` Write through the index with an assignment (``x[idx] = v``,
 # ``x[idx] += 1``; under ``torch.no_grad()`` on a leaf that requires grad, a view of one or one of
 # the four kinds of view of a non-leaf above or a view of one, under ``torch.inference_mode()`` on an inference
 # tensor) or with an in-place index method, and where an index repeats, use ``index_add_`` or

@@ -567,23 +567,24 @@ assert all(as_uint8 == ("RuntimeError: masked_fill_ only supports boolean masks"
 print("deprecation warnings:", [str(w.message).split(",")[0] for w in write_warnings])
 
 # %%
-# 经由 ``meta`` 上的索引写入，不一定报错。``x`` 在 CPU 上、一维及以上的 ``int64`` 或 ``int32`` 索引张量在 ``meta`` 上时，什么错都不报：``x[idx]`` 返回
-# CPU 上一个数值未初始化的张量；``x[idx] = v``、``x[idx] += 1``、``index_put_`` 和 ``scatter_`` 都不会写进 ``x``，``x._version`` 却照样增加。对
+# 经由 ``meta`` 上的索引写入，不一定报错。``x`` 是 CPU 上的稠密张量、一维及以上的 ``int64`` 或 ``int32`` 索引张量在 ``meta`` 上时，什么错都不报：``x[idx]`` 返回
+# CPU 上一个数值未初始化的张量，它的内存是为它新分配的，没有从 ``x`` 读入任何数值。:fact:`meta-index-read-uninitialized`\ 对下面这个一维、``float32``、不需要梯度的 ``x``，经由这样的索引做 ``x[idx] = v``、``x[idx] += 1`` 和 ``index_put_``，都不会写进 ``x``，``scatter_`` 也不会（它的索引与 ``x`` 同为一维），``x._version`` 却照样增加。对
 # ``meta`` 上的布尔或 ``uint8`` 掩码，``x[mask] = v`` 和填入数字的 ``masked_fill_`` 也是如此（而 CPU 上的 ``uint8`` 掩码，两者都会拒绝，见上文）。``index_add_`` 会因为两个设备不同而报错。索引要放在 ``x`` 所在的设备上。
 x = torch.arange(4.0)
 for dtype in (torch.int64, torch.int32):
     index = torch.tensor([0, 2], dtype=dtype, device="meta")
     read = x[index]
     print("index dtype:", dtype, " x[index] device:", read.device, " shape:", tuple(read.shape))
-    x[index] = -1.0
-    x[index] += 1
-    x.index_put_((index,), torch.tensor(5.0))
+    for through in (index, index.reshape(1, 2)):
+        x[through] = -1.0
+        x[through] += 1
+        x.index_put_((through,), torch.tensor(5.0))
     x.scatter_(0, index, 9.0)
 for mask in (torch.tensor([True, False, True, False]), torch.tensor([1, 0, 1, 0], dtype=torch.uint8)):
     x[mask.to("meta")] = -1.0
     x.masked_fill_(mask.to("meta"), 7.0)
 print("after the writes: x =", x, " x._version:", x._version)
-assert torch.equal(x, torch.arange(4.0)) and x._version == 12, (
+assert torch.equal(x, torch.arange(4.0)) and x._version == 18, (
     "through an index or mask on meta, each write left the CPU x as it was and moved its _version")
 try:
     x.index_add_(0, index, torch.ones(2))
@@ -945,6 +946,6 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 #
 # 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
 # 以外的整数 dtype）也一样；用由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
-# 不会改变。``meta`` 上的零维索引张量或布尔掩码，以及自身或 ``x`` 在 ``meta`` 上的一维及以上的 ``uint8`` 掩码，在读取 ``x[idx]`` 时报错；``x`` 在 CPU 上时，``meta`` 上的 ``int64`` 或 ``int32`` 索引张量读出的是未初始化的数值，经由它或 ``meta`` 上的掩码做上面那些写入，什么也写不进 ``x``：索引要放在 ``x`` 所在的设备上。要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
+# 不会改变。``meta`` 上的零维索引张量或布尔掩码，以及自身或 ``x`` 在 ``meta`` 上的一维及以上的 ``uint8`` 掩码，在读取 ``x[idx]`` 时报错；``x`` 是 CPU 上的稠密张量时，``meta`` 上的 ``int64`` 或 ``int32`` 索引张量读出的是未初始化的数值，没有一个是从 ``x`` 读来的，经由它或 ``meta`` 上的掩码做上面那些写入，什么也写不进 ``x``：索引要放在 ``x`` 所在的设备上。:fact:`meta-index-read-uninitialized`\ 要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
 # ``index_add_`` 或 ``index_put_(..., accumulate=True)``。通过 ``uint8`` 掩码写入之前，先用 ``.bool()`` 转换它。像 ``x[mask][idx] = v`` 这样的链式索引，只有最后一个索引之前的每个索引都给出视图时才写进 ``x``：把它合并成对 ``x`` 的一次索引，只赋值一次。
