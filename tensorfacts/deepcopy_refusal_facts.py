@@ -1,7 +1,8 @@
 """Named facts on the tensors ``copy.deepcopy`` refuses though they have no ``grad_fn`` (a leaf whose ``.grad`` has
 one, a strided nested tensor, the compressed sparse layouts, an mkldnn tensor, an instance of a plain ``torch.Tensor``
-subclass) next to their neighbours that copy, and on ``copy.copy`` of a nested tensor, whose strided layout makes the
-copy a view of its source. Behind the decide page's and the matrix guide's deepcopy entries and the deepcopy question.
+subclass) next to their neighbours that copy, and on ``copy.copy``: of a nested tensor, whose strided layout makes the
+copy a view of its source, of the tensors it raises on, and of a sparse COO tensor. Behind the decide page's and
+the matrix guide's deepcopy entries, the guide's avoid-data entry and the deepcopy question.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
@@ -225,3 +226,65 @@ def _copy_copy_of_strided_nested_shares_counter() -> Fact:
                             "shares the counter": False, "source edited": True, "backward": "no error"})
     return Fact(holds, f"strided, no grad (view, leaf, shares the counter): {plain_seen}; strided, requires grad: "
                        f"{strided}; jagged, requires grad: {jagged}")
+
+
+#: The CPU dtypes, by name, on which ``copy.copy`` of a tensor raises ``AttributeError`` (an open list: not all).
+COPY_REFUSED_DTYPES = {"float8_e4m3fn": torch.float8_e4m3fn, "float8_e5m2": torch.float8_e5m2,
+                       "uint16": torch.uint16, "uint32": torch.uint32}
+
+
+def _copy_raises(make: Callable[[], torch.Tensor]) -> str:
+    """The type of the error ``copy.copy`` raises on what ``make`` builds, or "copies"."""
+    try:
+        copy.copy(make())
+    except (AttributeError, NotImplementedError, RuntimeError) as e:
+        return type(e).__name__
+    return "copies"
+
+
+@fact("copy-copy-raises-on-some-tensors", {
+    "en": "copy.copy of an mkldnn tensor (to_mkldnn() of a float32 and of a bfloat16 tensor, with requires_grad "
+          "False and True) raises NotImplementedError; copy.copy of a CPU tensor of dtype float8_e4m3fn, float8_e5m2, "
+          "uint16 or uint32 (torch.empty(2, dtype=...), and a view of one) raises AttributeError. A float32 CPU "
+          "tensor is copied.",
+    "zh_CN": "对 mkldnn 张量（float32 和 bfloat16 张量的 to_mkldnn()，requires_grad 为 False 和 True）做 copy.copy，"
+             "抛出 NotImplementedError；对 dtype 为 float8_e4m3fn、float8_e5m2、uint16 或 uint32 的 CPU 张量"
+             "（torch.empty(2, dtype=...) 及其视图）做 copy.copy，抛出 AttributeError。float32 的 CPU 张量则照常复制。",
+})
+def _copy_copy_raises_on_some_tensors() -> Fact:
+    mkldnn = {f"{dtype} mkldnn, requires_grad={rg}": _copy_raises(
+        lambda dtype=dtype, rg=rg: torch.ones(2, 2, dtype=dtype).to_mkldnn().requires_grad_(rg))
+        for dtype in (torch.float32, torch.bfloat16) for rg in (False, True)}
+    dtypes = {f"{name}{part}": _copy_raises(lambda dtype=dtype, part=part: (
+        torch.empty(4, dtype=dtype)[1:] if part else torch.empty(2, dtype=dtype)))
+        for name, dtype in COPY_REFUSED_DTYPES.items() for part in ("", " view")}
+    control = _copy_raises(lambda: torch.ones(2))
+    holds = (set(mkldnn.values()) == {"NotImplementedError"} and set(dtypes.values()) == {"AttributeError"}
+             and control == "copies")
+    return Fact(holds, f"mkldnn: {mkldnn}; dtypes: {dtypes}; float32: {control}")
+
+
+def _sparse_copy_edit(op: str, requires_grad: bool) -> tuple[bool, bool]:
+    """A sparse COO tensor and its ``copy.copy``: (do their values share memory, does ``op`` on the copy under
+    ``torch.no_grad()`` change the source)."""
+    source = torch.arange(6.0).reshape(2, 3).to_sparse().requires_grad_(requires_grad)
+    twin = copy.copy(source)
+    shared = twin._values().data_ptr() == source._values().data_ptr()
+    before = source.detach().to_dense().clone()
+    with torch.no_grad():
+        getattr(twin, op)(*((10.0,) if op == "mul_" else ()))
+    return shared, not torch.equal(source.detach().to_dense(), before)
+
+
+@fact("copy-copy-sparse-coo-edit-by-operation", {
+    "en": "copy.copy of a sparse COO tensor (to_sparse() of a float32 tensor of shape (2, 3), with requires_grad "
+          "False and True): the copy's _values() share memory with the source's; under torch.no_grad(), neg_() on "
+          "the copy changes the source's values, while mul_(10.0) on the copy leaves them as they were.",
+    "zh_CN": "对 COO 稀疏张量（形状为 (2, 3) 的 float32 张量的 to_sparse()，requires_grad 为 False 和 True）做 "
+             "copy.copy：副本的 _values() 与源张量的共享内存；在 torch.no_grad() 下，对副本调用 neg_() 会改变源张量的"
+             "值，调用 mul_(10.0) 则不改变。",
+})
+def _copy_copy_sparse_coo_edit_by_operation() -> Fact:
+    seen = {f"{op}, requires_grad={rg}": _sparse_copy_edit(op, rg) for op in ("neg_", "mul_") for rg in (False, True)}
+    holds = all(got == (True, key.startswith("neg_")) for key, got in seen.items())
+    return Fact(holds, f"(values share memory, source changed): {seen}")

@@ -9,6 +9,7 @@ directive renders the tables and fails the build when a premise breaks. ``python
 from __future__ import annotations
 
 from tensorfacts.advice import FACT_EXPRESSIONS, Advice  # noqa: F401 (the guide's API: decisions and tests read them)
+from tensorfacts.avoid_data_advice import AVOID_DATA_TEXTS
 from tensorfacts.facts import run_fact
 from tensorfacts.inference_advice import INFERENCE_TEXTS
 from tensorfacts.matrix_reads import edits, everywhere, no_counter, refused, row, same_row
@@ -229,26 +230,15 @@ GUIDE: tuple[Advice, ...] = (
     ),
     Advice(
         "avoid-data",
-        {
-            "en": "Avoid `a.data`: it shares storage but not the version counter, so an in-place edit through it "
-                "after autograd saved `a`, with or without `torch.no_grad()`, goes unnoticed and backward can return "
-                "a wrong gradient without any error. `copy.copy(a)` is no better: it shares storage, not the counter, "
-                "and an edit of it under `torch.no_grad()` goes unnoticed in the same way (except on a nested tensor "
-                "of the default `torch.strided` layout: its copy is a view that shares the counter, so backward "
-                "raises).",
-            "zh_CN": "不要用 `a.data`：它共享存储，却不共享版本计数器。自动求导保存了 `a` 之后，无论是否在 "
-                "`torch.no_grad()` 下，通过它做的原地修改都不会被察觉，反向传播不报错，梯度却可能是错的。"
-                "`copy.copy(a)` 也好不到哪里去：它同样共享存储、不共享版本计数器，在 `torch.no_grad()` 下原地修改它也"
-                "不会被发现（默认 `torch.strided` 布局的嵌套张量除外：它的副本是共享版本计数器的视图，"
-                "反向传播会报错）。",
-        },
+        AVOID_DATA_TEXTS,
         lambda m: all(everywhere(m, op, shares_storage=True)
                       and everywhere(m, op, VERSIONED_SOURCES, shares_version=False)
                       for op in ("a.data", "copy.copy(a)"))
         and no_counter(m, "a.data", "copy.copy(a)")
         and edits(m, "a.data", EDIT_SILENT)
         and all(row(m, s, "copy.copy(a)")["inplace_edit_no_grad"] == EDIT_SILENT for s in GRAD_SOURCES),
-        facts=("copy-copy-of-strided-nested-shares-counter",),
+        facts=("copy-copy-of-strided-nested-shares-counter", "copy-copy-raises-on-some-tensors",
+               "copy-copy-sparse-coo-edit-by-operation"),
     ),
     Advice(
         "alias",

@@ -283,6 +283,14 @@ def _nested_rebuilt_on_a_copy():
                              lambda buffer, *args: _REBUILD_NESTED(buffer.detach().clone(), *args))
 
 
+def _sparse_mul_into_values(func, args, kwargs):
+    """``mul_`` of a sparse tensor written into its values tensor in place, as ``neg_`` is, not into new memory."""
+    if args[0].layout == torch.sparse_coo:
+        args[0]._values().mul_(*args[1:], **kwargs)
+        return args[0]
+    return func(*args, **kwargs)
+
+
 def _asarray_quietly(func, args, kwargs):
     """``asarray`` that gives no warning."""
     with warnings.catch_warnings():
@@ -414,6 +422,9 @@ MUTANTS = {
         __setitem__=_refuse_inference_outside_the_mode),
     "where() multiplies by its mask": lambda: Override(where=lambda f, a, k: a[0] * a[1] + (~a[0]) * a[2]),
     "a nested tensor's copy.copy is rebuilt on a copy": _nested_rebuilt_on_a_copy,
+    "copy.copy takes every tensor": lambda: mock.patch.object(torch.Tensor, "__copy__", lambda self: self.detach(),
+                                                              create=True),
+    "a sparse tensor's mul_ writes into its values": lambda: Override(mul_=_sparse_mul_into_values),
     "unfold() and as_strided() copy": lambda: Override(
         **dict.fromkeys(("unfold", "as_strided"), lambda f, a, k: call(f, a, k).clone())),
 }
@@ -543,6 +554,8 @@ FACT_FLIPS = {
     "overlapping-window-edit-wrong-gradient": "unfold() and as_strided() copy",
     "deepcopy-refuses-some-leaves": "deepcopy copies only the view",
     "copy-copy-of-strided-nested-shares-counter": "a nested tensor's copy.copy is rebuilt on a copy",
+    "copy-copy-raises-on-some-tensors": "copy.copy takes every tensor",
+    "copy-copy-sparse-coo-edit-by-operation": "a sparse tensor's mul_ writes into its values",
     "copy-ways-memory-and-graph": ("detach copies", ".data copies", "clone() shares memory",
                                    "clone() returns a detached copy"),
     "copy-ways-every-dtype": ("detach copies", ".data copies", "clone() shares memory",

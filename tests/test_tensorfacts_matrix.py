@@ -403,8 +403,14 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         # and NotImplementedError on a nested tensor of the default torch.strided layout, a sparse CSR ... tensor"
         "deepcopy-refuses-some-leaves",
     ),
-    # "(except on a nested tensor of the default torch.strided layout: its copy is a view that shares the counter)"
-    "avoid-data": ("copy-copy-of-strided-nested-shares-counter",),
+    "avoid-data": (
+        # "(a nested tensor of that layout aside: its copy is a view that shares the counter, so backward raises)"
+        "copy-copy-of-strided-nested-shares-counter",
+        # "copy.copy raises NotImplementedError on an mkldnn tensor and AttributeError on a CPU tensor of some dtypes"
+        "copy-copy-raises-on-some-tensors",
+        # "on a sparse COO tensor whether an edit of the copy under torch.no_grad() reaches a depends on the operation"
+        "copy-copy-sparse-coo-edit-by-operation",
+    ),
     "inference": (
         "inference-tensor-apply-map-outside-no-error",  # "(apply_ and map_ edit it with no error)"
         # "a view of a normal tensor by indexing, view(shape), t() or another view operation is not, nor is its

@@ -699,7 +699,7 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # ``copy.copy(t)`` returns a new tensor object on the same memory: an edit of one is seen in the
 # other (a ``meta`` tensor has no values to edit). It is not a way to snapshot values. Nor does it take every
 # tensor: on an mkldnn tensor (``to_mkldnn()``) ``copy.copy`` raises ``NotImplementedError``, and on a CPU tensor
-# of some dtypes, among them ``float8_e4m3fn``, ``float8_e5m2``, ``uint16`` and ``uint32``, ``AttributeError``.
+# of some dtypes, among them ``float8_e4m3fn``, ``float8_e5m2``, ``uint16`` and ``uint32``, ``AttributeError``. :fact:`copy-copy-raises-on-some-tensors`
 # Called outside ``torch.inference_mode()``, it gives the
 # new object a version counter of its own for each kind of tensor the checks here try (``float32``, ``int64`` and
 # ``bool`` tensors, views, conjugate views, ``meta`` and sparse tensors, a ``Parameter``, a leaf, a non-leaf);

@@ -653,7 +653,7 @@ assert torch.equal(pair[1], second) and type(pair[1]) is torch.nn.Parameter, "th
 # 浅拷贝 ``copy.copy`` 不复制内存
 # -------------------------------
 #
-# 对这里的检查试过的每种默认 ``torch.strided`` 布局的张量（``float32``、``int64`` 和 ``bool`` 张量，视图，共轭视图，``meta`` 张量，``Parameter``，叶子张量，非叶子张量），``copy.copy(t)`` 都返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变（``meta`` 张量没有数值可改）。它不能用来保存数值快照。它也不是对每个张量都能用：对 mkldnn 张量（``to_mkldnn()``），``copy.copy`` 会抛出 ``NotImplementedError``；对某些 dtype 的 CPU 张量，其中有 ``float8_e4m3fn``、``float8_e5m2``、``uint16`` 和 ``uint32``，它会抛出 ``AttributeError``。在 ``torch.inference_mode()``
+# 对这里的检查试过的每种默认 ``torch.strided`` 布局的张量（``float32``、``int64`` 和 ``bool`` 张量，视图，共轭视图，``meta`` 张量，``Parameter``，叶子张量，非叶子张量），``copy.copy(t)`` 都返回一个新的张量对象，但用的是同一块内存：改其中一个，另一个也跟着变（``meta`` 张量没有数值可改）。它不能用来保存数值快照。它也不是对每个张量都能用：对 mkldnn 张量（``to_mkldnn()``），``copy.copy`` 会抛出 ``NotImplementedError``；对某些 dtype 的 CPU 张量，其中有 ``float8_e4m3fn``、``float8_e5m2``、``uint16`` 和 ``uint32``，它会抛出 ``AttributeError``。:fact:`copy-copy-raises-on-some-tensors`\ 在 ``torch.inference_mode()``
 # 之外调用时，对这里的检查试过的每种张量（``float32``、``int64`` 和 ``bool`` 张量，视图，共轭视图，``meta`` 张量和稀疏张量，``Parameter``，叶子张量，非叶子张量），它都让新对象有自己的版本计数器（version counter）；默认 ``torch.strided`` 布局的嵌套张量是例外：它的副本是它的视图（``_base`` 就是源张量），与它共享版本计数器。这里通过 ``shallow`` 写入，``shallow._version``
 # 增加，``t._version`` 仍是 0。写入之前，副本的计数器已经是 1（并非每种张量都如此：例如 ``Parameter``、``meta`` 张量和稀疏张量的副本就从 0 开始），所以这次写入表现为加 1。
 
