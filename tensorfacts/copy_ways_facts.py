@@ -1,6 +1,6 @@
 """Named facts behind the gallery parts' introductions and the glossary: what plain assignment, ``.data``,
 ``detach()``, ``clone()`` and ``detach().clone()`` give in memory and in the autograd graph, strided or sparse;
-where ``torch.func.vmap`` refuses ``.data``; which tensors have a storage a view shares with its base; and that an
+which tensors have a storage a view shares with its base; and that an
 in-place operation writes into the tensor it is called on. Registered on import by :mod:`tensorfacts.facts`, whose
 module docstring says what a fact is.
 """
@@ -11,7 +11,6 @@ import warnings
 from collections.abc import Callable
 
 import torch
-from torch.func import grad, jacrev, vmap
 
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.glossary_facts import INPLACE
@@ -123,60 +122,6 @@ def _copy_ways_expected(case: Case) -> dict[str, tuple[bool, bool, str | None]]:
 }, _copy_ways_expected, devices=VALUE_DEVICES, narrower=NEEDS_ADDRESSES)
 def _copy_ways_memory_and_graph(case: Case) -> dict[str, tuple[bool, bool, str | None]]:
     return copy_ways(case)
-
-
-#: Where ``vmap`` is the innermost transform around ``f``, which reads ``.data`` of what it receives or computes.
-VMAP_INNERMOST: dict[str, Callable[[Callable, torch.Tensor], object]] = {
-    "vmap(f)": lambda f, x: vmap(f)(x),
-    "vmap(f, chunk_size=1)": lambda f, x: vmap(f, chunk_size=1)(x),
-    "vmap(vmap(f))": lambda f, x: vmap(vmap(f))(x.reshape(2, 1, 3)),
-    "grad(vmap(f))": lambda f, x: grad(lambda w: vmap(f)(w).sum())(x),
-}
-DATA_UNDER_VMAP = "accessing `data` under vmap transform is not allowed"
-
-
-def _refusal(run: Callable[[], object]) -> str:
-    try:
-        run()
-    except RuntimeError as e:
-        return str(e)
-    return "ran"
-
-
-@fact("vmap-innermost-refuses-data", {
-    "en": "On a batch torch.arange(6.).reshape(2, 3): where vmap is the innermost transform (vmap(f), "
-          "vmap(f, chunk_size=1), vmap(vmap(f)), grad(vmap(f))), f reading x.data, or (x * 1).data of a tensor it "
-          "computes from x, raises RuntimeError \"accessing `data` under vmap transform is not allowed\", while f "
-          "reading x.detach() or (x * 1).detach() runs in each of them: it gives "
-          "each row's values times 2 (in the shape vmap(vmap(f)) returns), and in grad(vmap(f)) a zero gradient, as "
-          "nothing flows back through the detached value; in vmap(grad(f)) and vmap(jacrev(f)), where grad or "
-          "jacrev is innermost, x.data in f runs and gives each row's values (the gradient of (x.data * x).sum(), "
-          "the diagonal Jacobian of x.data * x).",
-    "zh_CN": "对批量张量 torch.arange(6.).reshape(2, 3)：vmap 是最内层的变换时（vmap(f)、vmap(f, chunk_size=1)、"
-             "vmap(vmap(f))、grad(vmap(f))），f 读取 x.data，或者读取由 x 算出的张量的 (x * 1).data，都会抛出 "
-             "RuntimeError“accessing `data` under vmap transform is not allowed”，而 f 读取 x.detach() 或 "
-             "(x * 1).detach() 在这几种情况下都能运行：得到每行数值的 2 倍（形状与 "
-             "vmap(vmap(f)) 返回的一致），在 grad(vmap(f)) 中得到零梯度，因为梯度不会经由 detach 后的值传回；在 "
-             "vmap(grad(f)) 和 vmap(jacrev(f)) 中，grad 或 jacrev 在最内层，f 中的 x.data 可以运行，得到每行的数值"
-             "（(x.data * x).sum() 的梯度，x.data * x 的对角雅可比矩阵）。",
-}, {"en": "a float32, a float64 and a bfloat16 batch on the CPU",
-    "zh_CN": "float32、float64 和 bfloat16 的批量张量，在 CPU 上"})
-def _vmap_innermost_refuses_data() -> Fact:
-    refused, detached, inner = {}, {}, []
-    for dtype in (torch.float32, torch.float64, torch.bfloat16):
-        x = torch.arange(6.0, dtype=dtype).reshape(2, 3)
-        twice = {"vmap(vmap(f))": (x * 2).reshape(2, 1, 3), "grad(vmap(f))": torch.zeros_like(x)}
-        for read, of in {"x": lambda r: r, "x * 1": lambda r: r * 1}.items():
-            refused.update({f"{name} {read} {dtype}": _refusal(lambda run=run, x=x, of=of: run(
-                lambda r: of(r).data * 2, x)) for name, run in VMAP_INNERMOST.items()})
-            detached.update({f"{name} {read} {dtype}": torch.equal(
-                run(lambda r, of=of: of(r).detach() * 2, x), twice.get(name, x * 2))
-                for name, run in VMAP_INNERMOST.items()})
-        inner.append(torch.equal(vmap(grad(lambda r: (r.data * r).sum()))(x), x)
-                     and torch.equal(vmap(jacrev(lambda r: r.data * r))(x), torch.diag_embed(x)))
-    return Fact(set(refused.values()) == {DATA_UNDER_VMAP} and all(detached.values()) and all(inner),
-                f"vmap innermost, .data: {refused}; detach() gives x * 2, and a zero gradient in grad(vmap(f)): "
-                f"{detached}; .data in vmap(grad(f)) and vmap(jacrev(f)): {inner}")
 
 
 #: Views of a 1-D ``a`` of three elements.

@@ -314,6 +314,7 @@ import tensorfacts.no_grad_view_operation_facts  # noqa: E402, F401
 import tensorfacts.saved_conj_view_facts  # noqa: E402, F401
 import tensorfacts.saved_view_facts  # noqa: E402, F401
 import tensorfacts.view_facts  # noqa: E402, F401
+import tensorfacts.vmap_data_facts  # noqa: E402, F401
 from tensorfacts import (  # noqa: E402, F401
     array_refusal_facts,
     asarray_facts,

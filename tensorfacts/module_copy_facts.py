@@ -15,6 +15,7 @@ import warnings
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.scope import DEVICES
 from tensorfacts.tensors import fresh_python
 
 #: The start of torch's warning when a complex tensor is cast to a real dtype (given once per process).
@@ -118,7 +119,10 @@ def _deepcopy_refuses_module_keeping_non_leaf() -> Fact:
     "en": "A module with float32, complex64, int64 and bool buffers (register_buffer): all are in buffers(), none in "
           "parameters(); module.to(torch.float64) makes the float32 and the complex64 buffer float64 (the complex one "
           "keeps only its real part) and leaves int64 and bool as they were; "
-          "module.to('meta') puts all four on meta; on a fresh such module, module.to(torch.complex64) makes the "
+          "module.to('meta') puts all four on meta (and, on a machine with a GPU, module.to('cuda') of a fresh one "
+          "all four on cuda), after which module.to('cpu') (and module.to('cuda')) raises NotImplementedError "
+          "\"... Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() ...\"; on a fresh such "
+          "module, module.to(torch.complex64) makes the "
           "float32 buffer complex64 (imaginary part 0), keeps the complex64 one's values and leaves int64 and bool. "
           "Dropping the imaginary part gives a UserWarning, \"" + COMPLEX_TO_REAL + "\", only the first time in a "
           "process: in a fresh Python process (started anew, not forked), of two modules with a complex64 buffer "
@@ -128,7 +132,10 @@ def _deepcopy_refuses_module_keeping_non_leaf() -> Fact:
     "zh_CN": "用 register_buffer 注册了 float32、complex64、int64 和 bool 缓冲区的模块：四者都在 buffers() 里，"
              "parameters() 里什么也没有；module.to(torch.float64) 让 float32 和 complex64 的缓冲区变成 float64"
              "（复数的那个只留下实部），int64 和 bool 的保持不变；module.to('meta') 把四者都放到 "
-             "meta 上；对同样新建的模块，module.to(torch.complex64) 让 float32 的缓冲区变成 complex64（虚部为 0），"
+             "meta 上（有 GPU 的机器上，对新建的这种模块调用 module.to('cuda') 把四者都放到 cuda 上），之后再调用 "
+             "module.to('cpu')（以及 module.to('cuda')）抛出 NotImplementedError“... Please use "
+             "torch.nn.Module.to_empty() instead of torch.nn.Module.to() ...”；"
+             "对同样新建的模块，module.to(torch.complex64) 让 float32 的缓冲区变成 complex64（虚部为 0），"
              "complex64 的数值不变，int64 和 bool 的保持不变。丢掉虚部时 torch 给出 UserWarning“" + COMPLEX_TO_REAL
              + "”，但一个进程里只在第一次给出：在一个全新的 Python 进程里（重新启动，不是 fork 出来的），"
              "把两个带 complex64 缓冲区的模块先后转成 torch.float64，第一次恰好给出这一条警告，第二次没有；在本进程里，"
@@ -173,13 +180,27 @@ def _buffer_moves_with_module() -> Fact:
     real_part = torch.equal(module.c, torch.tensor([1.0, 0.0], dtype=torch.float64))
     module.to("meta")
     devices = {buffer.device.type for buffer in module.buffers()}
+    moved = {device: {b.device.type for b in with_buffers()[0].to(device).buffers()} == {device}
+             for device in DEVICES if device not in ("cpu", "meta")}
+    from_meta = {device: _refusal(lambda device=device: module.to(device)) for device in DEVICES if device != "meta"}
     expected = {"f": "torch.float64", "c": "torch.float64", "n": "torch.int64", "b": "torch.bool"}
-    return Fact(listed and dtypes == expected and real_part and devices == {"meta"} and to_complex and once
-                and always == [True, True],
+    return Fact(listed and dtypes == expected and real_part and devices == {"meta"} and all(moved.values())
+                and set(from_meta.values()) == {True} and to_complex and once and always == [True, True],
                 f"buffers, not parameters: {listed}; after to(float64): {dtypes}, complex kept its real part: "
-                f"{real_part}; after to('meta'): {devices}; to(complex64) as stated: {to_complex}; the warnings of "
+                f"{real_part}; after to('meta'): {devices}; from the CPU to the other devices: {moved or 'none here'}; "
+                f"to() from meta raises NotImplementedError naming to_empty(): {from_meta}; "
+                f"to(complex64) as stated: {to_complex}; the warnings of "
                 f"two moves to float64 in a fresh process: {fresh}; here, with set_warn_always, each move gives the "
                 f"one warning: {always}")
+
+
+def _refusal(move) -> bool:
+    """Whether ``move()`` raises NotImplementedError, saying to use ``torch.nn.Module.to_empty()``."""
+    try:
+        move()
+    except NotImplementedError as e:
+        return "Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to()" in str(e)
+    return False
 
 
 def _complex_to_real(caught: list) -> bool:

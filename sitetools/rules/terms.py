@@ -293,10 +293,10 @@ TERMS: tuple[Term, ...] = (
                    "越早的权重占比越小。"),
     Term("缓冲区", "buffer, `register_buffer`", "questions-module-to",
          define_en="A tensor a module registers with `register_buffer`: state that `module.to()` moves with the module "
-                   "(to a device always; to a floating or complex dtype if floating or complex, a complex one losing "
-                   "its imaginary part to a floating dtype; integer and bool ones keep theirs); not a parameter.",
-         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `module.to()` 移动（换设备时都会跟着换；"
-                   "换浮点或复数 dtype 时，浮点和复数的缓冲区跟着换，换成浮点 dtype 时复数的虚部会丢掉；"
+                   "(from the CPU to another device; to a floating or complex dtype if floating or complex, a complex "
+                   "one losing its imaginary part to a floating dtype; integer and bool keep theirs); not a parameter.",
+         define_zh="模块用 `register_buffer` 登记的张量：属于模块的状态，随 `module.to()` 移动（从 CPU 换到别的设备时"
+                   "都会跟着换；换浮点或复数 dtype 时，浮点和复数的缓冲区跟着换，换成浮点 dtype 时复数的虚部会丢掉；"
                    "整数和 bool 的缓冲区保持原来的 dtype），但不是参数。"),
     Term("滑动统计量", "running statistics, `running_mean` and `running_var`", "questions-activation-checkpointing",
          define_en="The buffers `running_mean` and `running_var` of a `BatchNorm` layer, which a forward pass in "

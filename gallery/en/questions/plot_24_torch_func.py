@@ -567,10 +567,10 @@ else:
 #
 # A layer that sits in the model twice, ``torch.nn.Sequential(layer, layer)``, has its weight under
 # two names, ``0.weight`` and ``1.weight``, and gets it back only with ``tie_weights=False`` and a
-# dict that holds one of the two. On torch |torch_version|, every other call that runs, whatever
+# dict that holds only one of the two. On torch |torch_version|, every other call that runs, whatever
 # ``strict`` and the grad mode, leaves ``layer.weight`` the dict's tensor for whichever of the two
 # names the dict lists first, and the layer's own parameter is gone from it. (``strict=True`` with ``tie_weights=False``
-# refuses a dict that holds one name; ``tie_weights=True`` refuses two different tensors for the two
+# refuses a dict that holds only one name; ``tie_weights=True`` refuses two different tensors for the two
 # names.) A dict that holds both names changes too: at the end of the call ``functional_call`` writes
 # what it swaps out of the module back into the dict you passed, and of the two names, the one the
 # dict lists last then holds the layer's own parameter.
@@ -736,8 +736,8 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ----------
 #
 # ``functional_call`` swaps the dict's tensors into the module for one call and puts the module's
-# own back (but not into a layer that sits in the model twice, unless ``tie_weights=False`` and the dict holds one of its
-# names): no copy either way, so gradients and in-place buffer updates land in the dict (a
+# own back (but not into a layer that sits in the model twice, unless ``tie_weights=False`` and the dict holds only one of
+# its names): no copy either way, so gradients and in-place buffer updates land in the dict (a
 # parameter or buffer the dict leaves out is the module's, and its gradient or update lands there; by
 # default, a weight tied to one in the dict takes the dict's tensor). At the end of the call it writes what it swapped
 # out back into the dict: for a dict that holds both names of a layer that sits in the model twice, the name it lists

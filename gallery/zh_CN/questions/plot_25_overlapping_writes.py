@@ -598,8 +598,9 @@ assert differ == ["t[1:].masked_scatter_(mask, t[:-1])", "torch.sum(s, 0, out=s[
 probe = torch.arange(5.0)
 assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "flip(0) is not a view of t"
 probe_s = probe[:4].view(2, 2)
-assert (probe[1:].storage_offset(), probe[:-1].storage_offset(), probe[1:].numel()) == (1, 0, 4), (
-    "t[1:] and t[:-1] share four elements of t's five, each in another place: a partial overlap"
+assert [(probe_part.storage_offset(), probe_part.numel(), probe_part.stride()) for probe_part in (probe[1:], probe[:-1])] == [
+    (1, 4, (1,)), (0, 4, (1,))], (
+    "t[1:] and t[:-1] each cover four of t's five elements, at offsets 1 and 0: they share three, a partial overlap"
 )
 assert probe_s[0].data_ptr() == probe_s.data_ptr() and probe_s[0].stride() == (1,) and probe_s.stride() == (2, 1), (
     "torch.sum writes s[0], the first row of the s it reads: its two elements, in the same places"
