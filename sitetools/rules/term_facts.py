@@ -13,8 +13,8 @@ from __future__ import annotations
 #: (copy, shallow copy, autograd, memory leak ...); ``tests/test_glossary_and_decisions.py`` names them.
 CHECKED_BY: dict[str, tuple[str, ...]] = {
     "张量": ("dense-tensor-reads-storage-by-layout",),
-    "克隆": ("clone-requires-grad-in-grad-mode", "inference-leaf-clone-in-graph", "grad-mode-records",
-           "clone-of-no-grad-view-passes-no-gradient"),
+    "克隆": ("copy-ways-every-dtype", "clone-requires-grad-in-grad-mode", "inference-leaf-clone-in-graph",
+           "grad-mode-records", "clone-of-no-grad-view-passes-no-gradient"),
     "存储": ("view-write-shows-in-both", "view-shares-base-storage", "dense-tensor-reads-storage-by-layout"),
     "共享内存": ("shared-memory-seen-across-processes",),
     "视图": ("view-write-shows-in-both",),
