@@ -6,7 +6,7 @@ warnings as errors, as in the build (in a process of its own, forked from one th
 torch: tests/fresh_runs.py; one per core at a time), and must end with its rerun cell
 (``tensorcopy_sphinx.rerun_cell``) reporting every check of the page agreeing. The ``.ipynb`` is made
 from the cells as the page shows them, without the hidden blocks: its code cells must be exactly the
-page's visible code, which tests/test_page_asserts.py runs on its own (in one interpreter, so that 21
+page's visible code, which tests/test_site_fidelity.py runs on its own (in one interpreter, so that 21
 notebooks do not cost 21 imports of torch); it must hold asserts of its own.
 """
 

@@ -344,16 +344,18 @@ def test_a_second_build_refuses_and_an_interrupted_build_stops_its_children(tmp_
 # --- The test run cannot end early and still pass ----------------------------------------------------
 
 
-def test_a_script_that_ends_the_process_fails_the_tests(tmp_path):
+def test_a_script_that_ends_the_process_fails_the_tests(tmp_path, site_dir):
+    """The copy's test that runs a page's visible code (against the pages of the site built for this run)."""
     project = copy_project(tmp_path / "project", FIXTURE)
     inject(project, FIRST, "import os\nos._exit(0)")
     report = tmp_path / "report.json"
-    test = f"tests/test_page_asserts.py::test_hidden_blocks_print_nothing_and_the_visible_code_runs_alone[en/{FIRST}]"
+    test = ("tests/test_site_fidelity.py::test_the_page_shows_its_visible_code_which_prints_what_the_page_shows"
+            f"[zh_CN/{FIRST}]")
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test]
     result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=TIMEOUT,
-                            env=_env(TENSORCOPY_PYTEST_REPORT=str(report)))  # fmt: skip
+                            env=_env(TENSORCOPY_PYTEST_REPORT=str(report), TENSORCOPY_SITE=str(site_dir)))  # fmt: skip
     assert result.returncode != 0, log_of(result)
-    assert f"gallery/en/{FIRST}.py ended the process that ran it" in result.stdout, log_of(result)
+    assert f"gallery/zh_CN/{FIRST}.py ended the process that ran it" in result.stdout, log_of(result)
     assert report.exists(), "pytest did not reach its end, yet the suite ran in a worker"
 
 

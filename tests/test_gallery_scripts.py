@@ -1,7 +1,7 @@
 """The gallery holds scripts in every language, and the worker process that runs page code for the tests
 (``tests.gallery_tools``) names a script that ends it. Each script is run by the build (both editions,
 warnings as errors) and, as a reader downloads it, by tests/test_downloads.py; its visible code alone
-by tests/test_page_asserts.py."""
+by tests/test_site_fidelity.py."""
 
 import pytest
 

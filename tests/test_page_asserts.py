@@ -22,10 +22,9 @@ from sitetools.rules.checks_manifest import (
     read_manifest,
     script_checks,
     scripts,
-    visible_cells,
     visible_counts,
 )
-from tests.gallery_tools import LANGS, relative_name, run_cells, script_id, split_cells
+from tests.gallery_tools import LANGS, relative_name
 
 #: The visible code is run in one edition: the editions' code cells are the same token for token
 #: (tests/test_sync.py), and the build refuses editions that print differently.
@@ -95,13 +94,3 @@ def test_few_of_the_visible_code_lines_are_asserts(lang):
     )
     heavy = [f"{name} {a}/{c} ({a / c:.0%})" for name, (a, c) in worst if a / c > MAX_PAGE_RATIO]
     assert not heavy, f"gallery/{lang}/: pages above {MAX_PAGE_RATIO:.0%} visible assert lines: {heavy}"
-
-
-@pytest.mark.slow  # runs every page's code twice
-@pytest.mark.parametrize("script", scripts(RUN_LANG).values(), ids=script_id)
-def test_hidden_blocks_print_nothing_and_the_visible_code_runs_alone(script):
-    """What a reader copies (and the .ipynb, which has no hidden blocks) prints what the build printed."""
-    visible = run_cells(visible_cells(script), filename=_where(script))
-    full = run_cells(split_cells(script), filename=_where(script))
-    for number, (shown, printed) in enumerate(zip(visible, full, strict=True), start=1):
-        assert shown == printed, f"{_where(script)}, code cell {number}: a hidden block changes the output"

@@ -1,10 +1,12 @@
 """The pages show what their own code prints, and a rebuild shows the same.
 
-Fidelity does not trust sphinx-gallery: the code is read back from the built HTML (what a reader
-copies), run again cell by cell in a fresh namespace with warnings as errors, and every cell's
-output is compared with the output block the page shows right after that cell. It is run on one
-edition's pages: the build refuses editions whose pages print differently (``verify_examples`` in
-sitetools/building/pipeline.py), so the other edition shows the same blocks.
+Fidelity does not trust sphinx-gallery: each page must show exactly the visible code of its source (the hidden
+blocks left out, as in the notebook a reader downloads), and that code, run again cell by cell in a fresh namespace
+with warnings as errors, must print, cell by cell, the output block the page shows right after that cell. The
+page's blocks are what the whole script printed in the build (hidden blocks included), so this also shows that
+the hidden blocks print nothing and that the visible code runs alone. It is run on one edition's pages: the build
+refuses editions whose pages print differently (``verify_examples`` in sitetools/building/pipeline.py), so the
+other edition shows the same blocks.
 
 Every build runs each page twice already (once per edition, in separate processes) and refuses output
 that differs between the two; here a run at test time, later and in another process, prints the same
@@ -19,12 +21,15 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from sitetools.rules.checks_manifest import visible_cells
 from tests.gallery_tools import (
     EXAMPLES_DIR,
     LANGS,
+    ROOT,
     build_site,
     gallery_scripts,
     html_cells_with_outputs,
+    html_code_cells,
     html_output_blocks,
     normalise,
     page_path,
@@ -56,13 +61,21 @@ def _diff(shown: str | None, printed: str | None) -> str:
     return "\n".join(lines)
 
 
-def unfaithful_cells(page: Path, where: str) -> list[str]:
-    """Run the code cells read from a built page; describe every cell whose output differs."""
+def unfaithful_cells(page: Path, where: str, code: list[str] | None = None) -> list[str]:
+    """Run ``code`` (the code cells of a source, hidden blocks left out; by default the code cells read from the
+    built page) and describe every cell whose output differs from the block the page shows after it. A cell of
+    ``code`` that is empty (all of it hidden) shows no code on the page and must print nothing."""
     cells = html_cells_with_outputs(page)
     assert cells, f"{where} shows no code"
     assert any(shown for _, shown in cells), f"{where} shows no output"
-    printed = run_cells([code for code, _ in cells], filename=where)
-    problems = []
+    code = [shown_code for shown_code, _ in cells] if code is None else code
+    printed = run_cells(code, filename=where)
+    problems = [f"{where}, code cell {number}: a cell the page does not show printed\n{out}"
+                for number, (cell, out) in enumerate(zip(code, printed, strict=True), start=1)
+                if not cell.strip() and out.strip()]
+    printed = [out for cell, out in zip(code, printed, strict=True) if cell.strip()]
+    if len(printed) != len(cells):
+        return problems + [f"{where}: the page shows {len(cells)} code cells, the code has {len(printed)}"]
     for number, ((_code, shown), out) in enumerate(zip(cells, printed, strict=True), start=1):
         out = normalise(out) or None
         if out != shown:
@@ -88,11 +101,14 @@ def test_the_folded_helpers_are_highlighted_without_links_while_the_page_code_ke
 
 
 @pytest.mark.parametrize("script", gallery_scripts(RUN_LANG), ids=script_id)
-def test_code_read_from_the_page_prints_what_the_page_shows(site_dir, script):
+def test_the_page_shows_its_visible_code_which_prints_what_the_page_shows(site_dir, script):
     page = page_path(site_dir, _lang(script), relative_name(script))
     where = page.relative_to(site_dir).as_posix()
     assert page.is_file(), f"{where} was not built"
-    problems = unfaithful_cells(page, where)
+    source, visible = script.relative_to(ROOT).as_posix(), visible_cells(script)
+    problems = unfaithful_cells(page, source, visible)
+    if [normalise(code) for code in html_code_cells(page)] != [normalise(cell) for cell in visible if cell.strip()]:
+        problems.insert(0, f"{where} shows other code than the visible code of {source}")
     assert not problems, "\n".join(problems)
 
 
