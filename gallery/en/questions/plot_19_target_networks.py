@@ -380,7 +380,10 @@ with torch.no_grad():
     for t, o in zip(norm_target.buffers(), norm_online.buffers(), strict=True):
         t.copy_(o)
 print("after buffers(), running_mean:  ", norm_target.running_mean)
-assert torch.equal(norm_target.running_mean, norm_online.running_mean), "a loop over buffers() copies them"
+print("after buffers(), num_batches_tracked:", norm_target.num_batches_tracked)
+assert all(
+    torch.equal(t, o) for t, o in zip(norm_target.buffers(), norm_online.buffers(), strict=True)
+), "a loop over buffers() copies them"
 
 # %%
 # ``AveragedModel``: a copy that averages
@@ -424,7 +427,8 @@ assert not same_storage(average.module[1].running_mean, net[1].running_mean), "i
 #
 # A target network must be a copy: ``copy.deepcopy(online)`` or ``load_state_dict`` (without
 # ``assign=True``, from an unflagged dict) into a network of its own, never ``target = online``. Update it in place under
-# ``torch.no_grad()``, with ``load_state_dict`` for a hard update or ``lerp_`` (``mul_().add_()``)
-# for a soft one, over ``parameters()`` and, where the network has buffers, ``buffers()`` too.
+# ``torch.no_grad()``: a hard update with ``load_state_dict``; a soft one with ``lerp_`` (``mul_().add_()``) in a
+# loop over ``parameters()``, plus, where the network has buffers, a second loop over ``buffers()`` that copies
+# them with ``copy_``.
 # ``AveragedModel`` makes its own deep copy and keeps a running mean of the parameters; with the
 # default ``use_buffers=False`` it copies the buffers instead of averaging them.

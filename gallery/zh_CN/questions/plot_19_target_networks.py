@@ -357,7 +357,10 @@ with torch.no_grad():
     for t, o in zip(norm_target.buffers(), norm_online.buffers(), strict=True):
         t.copy_(o)
 print("after buffers(), running_mean:  ", norm_target.running_mean)
-assert torch.equal(norm_target.running_mean, norm_online.running_mean), "a loop over buffers() copies them"
+print("after buffers(), num_batches_tracked:", norm_target.num_batches_tracked)
+assert all(
+    torch.equal(t, o) for t, o in zip(norm_target.buffers(), norm_online.buffers(), strict=True)
+), "a loop over buffers() copies them"
 
 # %%
 # ``AveragedModel``：会求平均的副本
@@ -396,5 +399,5 @@ assert not same_storage(average.module[1].running_mean, net[1].running_mean), "i
 # 小结
 # ----
 #
-# 目标网络必须是副本：用 ``copy.deepcopy(online)``，或者对另一个网络调用不加 ``assign=True`` 的 ``load_state_dict`` 加载不带上述标志的字典，而不是 ``target = online``。更新时在 ``torch.no_grad()`` 下原地修改：硬更新用 ``load_state_dict``，软更新用 ``lerp_`` 或 ``mul_().add_()``，对 ``parameters()`` 循环，网络有缓冲区时也对 ``buffers()`` 循环。
+# 目标网络必须是副本：用 ``copy.deepcopy(online)``，或者对另一个网络调用不加 ``assign=True`` 的 ``load_state_dict`` 加载不带上述标志的字典，而不是 ``target = online``。更新时在 ``torch.no_grad()`` 下原地修改：硬更新用 ``load_state_dict``；软更新对 ``parameters()`` 循环，用 ``lerp_`` 或 ``mul_().add_()``，网络有缓冲区时，再对 ``buffers()`` 循环一次，用 ``copy_`` 把它们复制过来。
 # ``AveragedModel`` 会自己深拷贝一份，并维护参数的累积平均；在默认的 ``use_buffers=False`` 下，缓冲区是复制过来的，不参与平均。
