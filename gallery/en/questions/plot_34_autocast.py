@@ -918,7 +918,8 @@ assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scal
 # ``model.to(torch.bfloat16)`` or ``model.half()`` is not mixed precision: it converts the model
 # itself, in place. The model keeps its ``Parameter`` objects, with new low-precision memory behind
 # them; no float32 copy of the weights is left, and the gradients are low precision too.
-# ``tensor.to(dtype)`` returns a new tensor, and the tensor itself when it already has that dtype.
+# For a dense tensor of the four floating dtypes checked in the next cell, ``tensor.to(dtype)`` with no other
+# argument returns a new tensor, and the tensor itself when it already has that dtype.
 # :ref:`questions-module-to` shows the rest of ``module.to()`` and ``tensor.to()``.
 
 for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.bfloat16), torch.bfloat16),
@@ -950,6 +951,26 @@ for source in dtypes:
     assert all(not same_storage(r, t) for target, r in results.items() if target != source), (
         f"t of {source}: t.to(dtype) of every other dtype has memory of its own"
     )
+
+# sphinx_gallery_start_ignore
+# the same over other dense tensors (a leaf that requires grad, a transposed view, on meta, an inference tensor),
+# with grad mode on and under no_grad
+for to_source in dtypes:
+    with torch.inference_mode():
+        to_inference = torch.ones(2, 3, dtype=to_source)
+    for to_kind, to_dense in (
+        ("a leaf that requires grad", torch.ones(3, dtype=to_source, requires_grad=True)),
+        ("a transposed view", torch.ones(2, 3, dtype=to_source).t()),
+        ("a meta tensor", torch.ones(3, dtype=to_source, device="meta")),
+        ("an inference tensor", to_inference),
+    ):
+        for to_mode in (torch.enable_grad, torch.no_grad):
+            with to_mode():
+                to_itself = [to_dense.to(target) is to_dense for target in dtypes]
+            assert to_itself == [target == to_source for target in dtypes], (
+                f"{to_kind} of {to_source}, under {to_mode.__name__}: t.to(dtype) returns t itself only for t's own dtype"
+            )
+# sphinx_gallery_end_ignore
 
 # %%
 # .. admonition:: On a GPU

@@ -748,6 +748,20 @@ for probe_m in (0.01, 0.1, 0.5, 0.99, None, 1.0):
     assert torch.equal(torch.isclose(probe_twice.running_mean, probe_plain.running_mean, atol=1e-6),
                        torch.isclose(probe_centred.mean(0), probe_before, atol=1e-6) | probe_same), (
         f"momentum {probe_m}: running_mean differs from plain where the batch mean differs from running_mean")
+# momentum=None over three steps of different batches, each mean away from running_mean: after every step, the
+# average of the batches each counted twice is the plain run's average, up to float rounding
+probe_plain, probe_twice = torch.nn.BatchNorm1d(8, momentum=None), torch.nn.BatchNorm1d(8, momentum=None)
+for probe_step in range(3):
+    probe_batch = (probe_x * (probe_step + 1) + 2.0 * probe_step).detach()
+    assert not torch.isclose(probe_batch.mean(0), probe_plain.running_mean).any(), f"step {probe_step}: a new mean"
+    probe_plain_out = probe_plain(probe_batch)
+    probe_plain_out.sum().backward()
+    probe_twice_out = checkpoint(probe_twice, probe_batch, use_reentrant=False)
+    probe_twice_out.sum().backward()
+    assert probe_twice.num_batches_tracked.item() == 2 * probe_plain.num_batches_tracked.item() == 2 * probe_step + 2, (
+        f"momentum None, step {probe_step}: num_batches_tracked doubles")
+    assert torch.allclose(probe_twice.running_mean, probe_plain.running_mean), f"momentum None, step {probe_step}: mean"
+    assert torch.allclose(probe_twice.running_var, probe_plain.running_var), f"momentum None, step {probe_step}: var"
 # sphinx_gallery_end_ignore
 
 # %%

@@ -827,7 +827,7 @@ assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scal
 # 改为转换模型本身：``.to(torch.bfloat16)`` 和 ``.half()``
 # --------------------------------------------------------
 #
-# ``model.to(torch.bfloat16)`` 或 ``model.half()`` 不是混合精度：它们原地转换模型本身。模型保留原来的 ``Parameter`` 对象，背后换成新的低精度内存；不再留有 float32 的权重，梯度也是低精度的。``tensor.to(dtype)`` 返回新张量，张量已经是那个 dtype 时返回张量本身。``module.to()`` 和 ``tensor.to()`` 的其余行为，见 :ref:`“module.to()”那一页 <questions-module-to>`。
+# ``model.to(torch.bfloat16)`` 或 ``model.half()`` 不是混合精度：它们原地转换模型本身。模型保留原来的 ``Parameter`` 对象，背后换成新的低精度内存；不再留有 float32 的权重，梯度也是低精度的。对下一个单元格检查的四种浮点 dtype 的稠密张量，不带其他参数的 ``tensor.to(dtype)`` 返回新张量，张量已经是那个 dtype 时返回张量本身。``module.to()`` 和 ``tensor.to()`` 的其余行为，见 :ref:`“module.to()”那一页 <questions-module-to>`。
 
 for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.bfloat16), torch.bfloat16),
                              ("model.half()", lambda m: m.half(), torch.float16)):  # fmt: skip
@@ -857,6 +857,26 @@ for source in dtypes:
     assert all(not same_storage(r, t) for target, r in results.items() if target != source), (
         f"t of {source}: t.to(dtype) of every other dtype has memory of its own"
     )
+
+# sphinx_gallery_start_ignore
+# 对其他稠密张量（需要梯度的叶子张量、转置得到的视图、meta 上的张量、推理张量）也一样，
+# 梯度模式开着时和在 no_grad 下都一样
+for to_source in dtypes:
+    with torch.inference_mode():
+        to_inference = torch.ones(2, 3, dtype=to_source)
+    for to_kind, to_dense in (
+        ("a leaf that requires grad", torch.ones(3, dtype=to_source, requires_grad=True)),
+        ("a transposed view", torch.ones(2, 3, dtype=to_source).t()),
+        ("a meta tensor", torch.ones(3, dtype=to_source, device="meta")),
+        ("an inference tensor", to_inference),
+    ):
+        for to_mode in (torch.enable_grad, torch.no_grad):
+            with to_mode():
+                to_itself = [to_dense.to(target) is to_dense for target in dtypes]
+            assert to_itself == [target == to_source for target in dtypes], (
+                f"{to_kind} of {to_source}, under {to_mode.__name__}: t.to(dtype) returns t itself only for t's own dtype"
+            )
+# sphinx_gallery_end_ignore
 
 # %%
 # .. admonition:: 在 GPU 上
