@@ -364,6 +364,42 @@ print("bias same storage as flat:", same_storage(layer.bias, flat))
 assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.item() == 30.0, "the model follows flat"
 
 # %%
+# ``unsafe_chunk`` and ``unsafe_split`` are two more routes around the counter, outside the table. On a strided
+# CPU tensor, unlike ``chunk()`` and ``split()``, which return views, they return pieces that share the tensor's
+# memory but are not views (``_is_view()`` is ``False``), each with a counter of its own: an edit through a piece
+# leaves the tensor's counter where it was, and after such an edit under ``torch.no_grad()``, ``backward()`` runs on
+# the edited values without an error.
+
+weights = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+loss = (weights * weights).sum()
+with torch.no_grad():
+    weights.unsafe_chunk(2)[0].mul_(10)
+loss.backward()
+weights_expected = torch.func.grad(lambda q: (q * q).sum())(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+print("weights._version:", weights._version)
+print("weights.grad:", weights.grad, " weights_expected:", weights_expected)
+at_edited_values = torch.func.grad(lambda q: (q * q).sum())(weights.detach())
+assert weights._version == 0 and torch.equal(weights.grad, at_edited_values) and not torch.equal(
+    weights.grad, weights_expected), "unsafe_chunk: a gradient at the edited values, no error"
+grid = torch.arange(6.0).reshape(2, 3)
+piece = grid.unsafe_split(1, dim=1)[0]
+piece.add_(1)
+print("piece same storage as grid:", same_storage(piece, grid), " piece._is_view():", piece._is_view())
+print("grid._version:", grid._version, " piece._version:", piece._version)
+assert same_storage(piece, grid) and not piece._is_view() and (grid._version, piece._version) == (0, 1), (
+    "an edit through a piece of unsafe_split moves the piece's counter, not grid's")
+# sphinx_gallery_start_ignore
+assert grid[0, 0].item() == 1.0 and grid[1, 0].item() == 4.0, "the edit of the piece changed grid's values"
+assert weights.chunk(2)[0]._is_view() and grid.split(1, dim=1)[0]._is_view(), "chunk() and split() give views"
+with torch.inference_mode():
+    inference_grid_ = torch.arange(6.0).reshape(2, 3)
+for whole_ in (grid, grid.long(), grid.to(torch.complex64), inference_grid_, weights):
+    pieces_ = whole_.unsafe_chunk(2) + whole_.unsafe_split(1, dim=-1)
+    assert all(same_storage(q, whole_) and not q._is_view() for q in pieces_), (
+        "unsafe_chunk and unsafe_split: pieces on the memory, not views, for each dtype and an inference tensor")
+# sphinx_gallery_end_ignore
+
+# %%
 # Writes are not all that moves the counter. In-place calls that change only the shape, such as
 # ``t_()``, ``unsqueeze_()``, and ``resize_()`` or ``resize_as_()`` to a new size, move it by one too;
 # some other in-place calls do not move it: ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and
@@ -522,7 +558,8 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ``torch.ao.quantization.FusedMovingAvgObsFakeQuantize``, which rewrites its ``scale`` and ``zero_point``
 # and its observer's ``min_val`` and ``max_val``; other kernels may do the same. Many routes to the same memory go around it; among
 # them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_``,
-# ``map_`` and ``map2_``, ``nn.utils.vector_to_parameters`` and those kernels. They change the
+# ``map_`` and ``map2_``, ``nn.utils.vector_to_parameters``, the pieces of ``unsafe_chunk`` and
+# ``unsafe_split``, and those kernels. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

@@ -333,9 +333,15 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``x.to(...)`` never changes ``x``. It returns a new tensor when the dtype or the device changes,
 # when ``copy=True`` asks for one, and when ``memory_format`` asks for a layout other than the one
 # torch reads from ``x``'s strides, which is not always what ``is_contiguous()`` says (below). When the dtype and the device asked for are the ones
-# ``x`` already has (on the CPU, the device spelled the same way: ``x.to("cpu:0")`` copies a tensor on
-# ``"cpu"``; for a GPU, see the GPU box below), and neither ``copy`` nor ``memory_format`` is asked for, it returns ``x`` itself, the
-# same object. ``to(memory_format=torch.contiguous_format)`` returns some tensors that are not
+# ``x`` already has (on the CPU and on ``meta``, the device spelled the same way: ``x.to("cpu:0")`` copies a tensor
+# on ``"cpu"``, and ``x.to("meta:0")`` gives a new tensor for one on ``"meta"``; for a GPU, see the GPU box below), and
+# neither ``copy`` nor ``memory_format`` is asked for, it returns ``x`` itself, the same object. Sparse, nested, quantized
+# and mkldnn tensors follow the same rules of dtype, device and ``copy``, ``"cpu:0"`` and ``"meta:0"`` included,
+# except for the copies their layout refuses: on an mkldnn tensor
+# (``to_mkldnn()``) ``to("cpu:0")``, ``copy=True``, ``to(torch.float64)``, ``.half()`` and ``.double()`` raise
+# ``NotImplementedError``, a quantized tensor refuses ``to(torch.float64)``, ``.float()``, ``.half()`` and
+# ``.double()`` with ``RuntimeError``, and
+# ``to("meta")`` raises ``NotImplementedError`` on a quantized, a strided nested or an mkldnn tensor. ``to(memory_format=torch.contiguous_format)`` returns some tensors that are not
 # contiguous as they are (a transpose, a permutation not laid out as ``channels_last`` or
 # ``channels_last_3d``, such as ``permute(0, 1, 3, 2)`` of a 4-D tensor or ``permute(0, 2, 1, 3, 4)``
 # of a 5-D one) and copies others (a sliced ``channels_last`` tensor whose strides torch still reads as
@@ -475,6 +481,62 @@ for shape_ in ((8, 1, 1, 4), (8, 1, 4, 1), (2, 1, 3, 5), (8, 1, 1, 1), (1, 1, 1,
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'
+meta_kinds_ = {kind_: t_.to("meta") for kind_, t_ in kinds.items()}
+assert all(t_.to("meta") is t_ and t_.to(torch.device("meta")) is t_ and t_.to(t_.dtype) is t_
+           for t_ in meta_kinds_.values()), 'to("meta") and to(t.dtype) return each of the six kinds on meta itself'
+assert all(t_.to("meta:0") is not t_ and t_.to("meta", copy=True) is not t_ and t_.to(torch.float64) is not t_
+           for t_ in meta_kinds_.values()), 'to("meta:0"), copy=True and float64 give each kind on meta a new tensor'
+dtyped_ = [torch.ones(3).to(dtype_).to(device_) for dtype_ in (torch.int64, torch.bool, torch.complex64,
+                                                                  torch.float8_e4m3fn) for device_ in ("cpu", "meta")]
+assert all(t_.to(t_.dtype) is t_ and t_.to(t_.device) is t_ and t_.to(t_.device.type + ":0") is not t_
+           for t_ in dtyped_), 'integer, bool, complex and float8 tensors on cpu and meta: same rules, ":0" copies'
+with torch.no_grad():
+    assert all(t_.to(t_.device) is t_ and t_.to(t_.device.type + ":0") is not t_
+               for t_ in list(kinds.values()) + list(meta_kinds_.values())), "under no_grad() too"
+
+
+def outcome_(make_, u_):
+    try:
+        return make_(u_), None
+    except (NotImplementedError, RuntimeError) as refusal_:
+        return None, type(refusal_)
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # compressed sparse layouts, nested and quantized tensors warn
+    grid_ = torch.arange(16.0).reshape(4, 4)
+    layouts_ = {"sparse COO": grid_.to_sparse(), "sparse CSR": grid_.to_sparse_csr(),
+                "sparse CSC": grid_.to_sparse_csc(), "sparse BSR": grid_.to_sparse_bsr((2, 2)),
+                "sparse BSC": grid_.to_sparse_bsc((2, 2)),
+                "jagged nested": torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged),
+                "strided nested": torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]),
+                "quantized": torch.quantize_per_tensor(torch.ones(3), 0.1, 0, torch.quint8),
+                "per-channel quantized": torch.quantize_per_channel(
+                    torch.ones(2, 3), torch.tensor([0.1, 0.2]), torch.tensor([0, 0]), 0, torch.qint8),
+                "mkldnn": grid_.to_mkldnn()}
+    for kind_, t_ in layouts_.items():
+        assert t_.to(t_.dtype) is t_ and t_.to("cpu") is t_ and t_.to(torch.device("cpu")) is t_, (
+            f"{kind_}: to() its own dtype and device returns it")
+        copy_calls_ = {'to("cpu:0")': lambda u_: u_.to("cpu:0"), "copy=True": lambda u_: u_.to("cpu", copy=True),
+                       "float64": lambda u_: u_.to(torch.float64), "float()": lambda u_: u_.float(),
+                       "half()": lambda u_: u_.half(), "double()": lambda u_: u_.double(),
+                       'to("meta")': lambda u_: u_.to("meta")}
+        quantized_refusals_ = {"float64": RuntimeError, "float()": RuntimeError, "half()": RuntimeError,
+                               "double()": RuntimeError, 'to("meta")': NotImplementedError}
+        refused_ = {"mkldnn": {'to("cpu:0")': NotImplementedError, "copy=True": NotImplementedError,
+                               "float64": NotImplementedError, "half()": NotImplementedError,
+                               "double()": NotImplementedError, 'to("meta")': NotImplementedError},
+                    "quantized": quantized_refusals_, "per-channel quantized": quantized_refusals_,
+                    "strided nested": {'to("meta")': NotImplementedError}}
+        for call_, make_ in copy_calls_.items():
+            if call_ == "float()" and t_.dtype == torch.float32:
+                continue
+            made_, error_ = outcome_(make_, t_)
+            assert error_ is refused_.get(kind_, {}).get(call_), f"{kind_}: {call_} raises only the error the page names"
+            assert error_ is not None or made_ is not t_, f"{kind_}: {call_} gives a new tensor"
+            if call_ == 'to("meta")' and error_ is None:
+                assert made_.to("meta") is made_ and made_.to(made_.dtype) is made_ and (
+                    made_.to("meta:0") is not made_), f'{kind_} on meta: to("meta") returns it, "meta:0" copies'
 # sphinx_gallery_end_ignore
 
 # %%
@@ -794,10 +856,12 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 #
 # ``module.to()``, ``.half()``, ``.float()`` and ``.double()`` change a module and return it, so
 # their result may be ignored. On a tensor the same calls change nothing: they return a new tensor,
-# or the tensor itself when its dtype and device already match (on the CPU, the device spelled the same way; on a GPU,
+# or the tensor itself when its dtype and device already match (on the CPU and on ``meta``, the device spelled the same
+# way; on a GPU,
 # ``"cuda"`` matches a tensor on the current GPU),
 # ``copy=True`` is not asked for, and any ``memory_format`` asked for is ``torch.preserve_format`` or
-# the layout torch reads from its strides; only the returned tensor has the new dtype or device.
+# the layout torch reads from its strides (mkldnn and quantized tensors refuse some of these copies, above); only the
+# returned tensor has the new dtype or device.
 # Write ``x = x.to(...)``. Convert the model before the optimizer's first step, and before making an
 # ``Adagrad`` (it makes its state when it is made); after moving a model to ``meta``, make the
 # optimizer again: with the default ``torch.__future__`` settings, that move gives the model new

@@ -346,6 +346,38 @@ print("bias same storage as flat:", same_storage(layer.bias, flat))
 assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.item() == 30.0, "the model follows flat"
 
 # %%
+# ``unsafe_chunk`` 和 ``unsafe_split`` 是绕过计数器的另外两条途径，不在表中。对布局为 strided 的 CPU 张量，``chunk()`` 和 ``split()`` 返回视图（view），这两个方法则不同：返回的各块与原张量共享内存，却不是视图（``_is_view()`` 为 ``False``），各有自己的计数器。经由其中一块修改，原张量的计数器不动；在 ``torch.no_grad()`` 下这样修改之后，``backward()`` 照常运行，用的是修改后的数值，不报错。
+
+weights = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+loss = (weights * weights).sum()
+with torch.no_grad():
+    weights.unsafe_chunk(2)[0].mul_(10)
+loss.backward()
+weights_expected = torch.func.grad(lambda q: (q * q).sum())(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+print("weights._version:", weights._version)
+print("weights.grad:", weights.grad, " weights_expected:", weights_expected)
+at_edited_values = torch.func.grad(lambda q: (q * q).sum())(weights.detach())
+assert weights._version == 0 and torch.equal(weights.grad, at_edited_values) and not torch.equal(
+    weights.grad, weights_expected), "unsafe_chunk: a gradient at the edited values, no error"
+grid = torch.arange(6.0).reshape(2, 3)
+piece = grid.unsafe_split(1, dim=1)[0]
+piece.add_(1)
+print("piece same storage as grid:", same_storage(piece, grid), " piece._is_view():", piece._is_view())
+print("grid._version:", grid._version, " piece._version:", piece._version)
+assert same_storage(piece, grid) and not piece._is_view() and (grid._version, piece._version) == (0, 1), (
+    "an edit through a piece of unsafe_split moves the piece's counter, not grid's")
+# sphinx_gallery_start_ignore
+assert grid[0, 0].item() == 1.0 and grid[1, 0].item() == 4.0, "the edit of the piece changed grid's values"
+assert weights.chunk(2)[0]._is_view() and grid.split(1, dim=1)[0]._is_view(), "chunk() and split() give views"
+with torch.inference_mode():
+    inference_grid_ = torch.arange(6.0).reshape(2, 3)
+for whole_ in (grid, grid.long(), grid.to(torch.complex64), inference_grid_, weights):
+    pieces_ = whole_.unsafe_chunk(2) + whole_.unsafe_split(1, dim=-1)
+    assert all(same_storage(q, whole_) and not q._is_view() for q in pieces_), (
+        "unsafe_chunk and unsafe_split: pieces on the memory, not views, for each dtype and an inference tensor")
+# sphinx_gallery_end_ignore
+
+# %%
 # 让计数器走动的不只是写入数值。只改形状的原地调用，例如 ``t_()``、``unsqueeze_()``，以及改成新大小的 ``resize_()`` 或 ``resize_as_()``，同样让它加 1；另一些原地调用则不动它：``detach_()``、``requires_grad_()``、``share_memory_()``，以及按张量现有大小调用的 ``resize_()`` 或 ``resize_as_()``。每一行都在全新的 ``t = torch.arange(4.0)`` 上运行，梯度模式（grad mode）开启时一次，在 ``torch.no_grad()`` 下再一次。
 
 calls = {
@@ -455,7 +487,7 @@ assert fake_quant_update_uncounted(), (
 # 基张量与它的所有视图共享一个计数器
 # ----------------------------------
 #
-# 视图（view）与基张量（base tensor）共享内存，也共享计数器：无论通过哪一方修改，两边读到的版本号都会增加。
+# 视图与基张量（base tensor）共享内存，也共享计数器：无论通过哪一方修改，两边读到的版本号都会增加。
 
 base = torch.zeros(4)
 view = base[1:3]
@@ -485,4 +517,4 @@ assert same_storage(base, view), "the view uses the base's memory"
 # ``_version`` 统计的是通过张量自己、视图、``detach()`` 的结果或 ``out=`` 做的 torch 原地操作（包括 ``t_()`` 这类改形状的操作），在不在
 # ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_``、``map_`` 和 ``map2_``，一些原地写入的 torch 内核，以及 ``detach_()``、``requires_grad_()``、``share_memory_()`` 和按张量自身大小调用的 ``resize_()`` 或 ``resize_as_()``，都不在其中。本站检查过的这类内核有：``fused=True`` 的优化器所用的融合内核、``torch.amp.GradScaler.unscale_`` 的反缩放、
 # ``BatchNorm`` 层对 ``running_mean`` 和 ``running_var`` 的更新，以及量化感知训练模块 ``torch.ao.quantization.FusedMovingAvgObsFakeQuantize`` 的更新，它原地改写自己的 ``scale`` 和 ``zero_point`` 以及观察器的 ``min_val`` 和 ``max_val``；别的内核也可能这样。通往同一块内存的不少途径绕得过版本计数器，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
-# ``copy.copy(t)``、``apply_``、``map_`` 和 ``map2_``、``nn.utils.vector_to_parameters`` 和上面这几个内核：它们改了数值，计数器却没有动，所以经由它们的修改可能让梯度算错而不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`
+# ``copy.copy(t)``、``apply_``、``map_`` 和 ``map2_``、``nn.utils.vector_to_parameters``、``unsafe_chunk`` 和 ``unsafe_split`` 返回的各块，以及上面这几个内核：它们改了数值，计数器却没有动，所以经由它们的修改可能让梯度算错而不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

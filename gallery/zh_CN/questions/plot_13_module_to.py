@@ -312,7 +312,7 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``tensor.to()`` 返回新张量，或者张量本身
 # ----------------------------------------
 #
-# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（在 CPU 上，设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制；GPU 的情况见下面的 GPU 框），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切片后 torch 仍从步长读出 ``channels_last`` 的 ``channels_last`` 张量，比如按 ``channels_last`` 排列的 ``ones(2, 3, 4, 6)`` 切成 ``[..., ::2]``，而同样切 ``ones(2, 3, 4, 5)`` 得到的张量会原样返回；以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、``channels_last`` 步长与默认步长不同的批次也会复制，尽管它是连续的；高或宽大于 1 时，``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。高和宽都是 1，即形状为 ``(N, 1, 1, 1)`` 时，两种布局的步长相同，torch 从中读出的是默认布局：无论这样的批次是怎么得到的，``to(memory_format=torch.contiguous_format)`` 都返回它本身，``to(memory_format=torch.channels_last)`` 则每次都复制它，连它刚复制出来的那份也不例外。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。``contiguous()`` 只复制不连续的张量，其他张量都返回它本身，步长按 ``channels_last`` 排列的单通道批次也一样，步长不变：要默认布局的副本，就调用 ``clone(memory_format=torch.contiguous_format)``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
+# ``x.to(...)`` 从不改动 ``x``。dtype 或设备变了，或者用 ``copy=True`` 要求复制时，它返回新张量；``memory_format`` 要的布局不是 torch 从 ``x`` 的步长读出的那一种时，也返回新张量；torch 读出的布局，不一定与 ``is_contiguous()`` 说的一致（见下文）。要求的 dtype 和设备正是 ``x`` 现有的（在 CPU 和 ``meta`` 上，设备的写法也相同：对 ``"cpu"`` 上的张量，``x.to("cpu:0")`` 会复制；对 ``"meta"`` 上的张量，``x.to("meta:0")`` 会给出新张量；GPU 的情况见下面的 GPU 框），又没有提 ``copy`` 或 ``memory_format``，它就返回 ``x`` 本身，同一个对象。稀疏张量、嵌套张量、量化张量和 mkldnn 张量在 dtype、设备和 ``copy`` 上遵循同样的规则，``"cpu:0"`` 和 ``"meta:0"`` 也不例外，只是有些复制它们的布局不允许：对 mkldnn 张量（``to_mkldnn()``），``to("cpu:0")``、``copy=True``、``to(torch.float64)``、``.half()`` 和 ``.double()`` 都会抛出 ``NotImplementedError``；量化张量拒绝 ``to(torch.float64)``、``.float()``、``.half()`` 和 ``.double()``，抛出 ``RuntimeError``；对量化张量、``torch.strided`` 布局的嵌套张量和 mkldnn 张量，``to("meta")`` 会抛出 ``NotImplementedError``。``to(memory_format=torch.contiguous_format)`` 对有些不连续的张量原样返回（如转置，以及内存不按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 1, 3, 2)``、五维张量的 ``permute(0, 2, 1, 3, 4)``），对另一些则会复制（如切片后 torch 仍从步长读出 ``channels_last`` 的 ``channels_last`` 张量，比如按 ``channels_last`` 排列的 ``ones(2, 3, 4, 6)`` 切成 ``[..., ::2]``，而同样切 ``ones(2, 3, 4, 5)`` 得到的张量会原样返回；以及内存按 ``channels_last`` 或 ``channels_last_3d`` 布局排列的维度重排，比如四维张量的 ``permute(0, 3, 1, 2)``、五维张量的 ``permute(0, 4, 1, 2, 3)``），连只有一个通道、``channels_last`` 步长与默认步长不同的批次也会复制，尽管它是连续的；高或宽大于 1 时，``to(memory_format=torch.channels_last)`` 和 ``torch.empty(..., memory_format=torch.channels_last)`` 造出的就是这样的批次。高和宽都是 1，即形状为 ``(N, 1, 1, 1)`` 时，两种布局的步长相同，torch 从中读出的是默认布局：无论这样的批次是怎么得到的，``to(memory_format=torch.contiguous_format)`` 都返回它本身，``to(memory_format=torch.channels_last)`` 则每次都复制它，连它刚复制出来的那份也不例外。决定是否复制的是步长，不是 ``is_contiguous()``：按默认布局创建的单通道批次，``is_contiguous()`` 和 ``is_contiguous(memory_format=torch.channels_last)`` 同样为 ``True``，可是 ``contiguous(memory_format=torch.channels_last)`` 原样返回它，步长不变，``to(memory_format=torch.contiguous_format)`` 返回它本身，``to(memory_format=torch.channels_last)`` 则会复制它。``contiguous()`` 只复制不连续的张量，其他张量都返回它本身，步长按 ``channels_last`` 排列的单通道批次也一样，步长不变：要默认布局的副本，就调用 ``clone(memory_format=torch.contiguous_format)``。下面在各类张量上逐一检查：需要梯度的叶子张量（leaf tensor）、运算的结果、
 # ``Parameter``、视图（view）、普通张量和推理张量（inference tensor）。
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 with torch.inference_mode():
@@ -397,7 +397,7 @@ for route, one_channel_last in one_channel_lasts.items():
     assert not same_storage(default_copy, one_channel_last) and default_copy.stride() == (16, 16, 4, 1), (
         f"{route}: clone(memory_format=torch.contiguous_format) copies it into the default layout")
     assert torch.equal(default_copy.view(torch.int32), one_channel_last.view(torch.int32)), (
-        f"{route}: the copy holds the same values")  # 逐位比较：torch.empty 可能含有 NaN
+        f"{route}: the copy holds the same values")  # compared bit for bit: torch.empty may hold NaN
 assert all(t.contiguous() is t for t in kinds.values()), "contiguous() returns each of the six contiguous kinds itself"
 assert all(not same_storage(t.clone(memory_format=torch.contiguous_format), t) for t in kinds.values()), (
     "clone(memory_format=torch.contiguous_format) copies each of the six kinds")
@@ -412,7 +412,7 @@ assert one_channel.contiguous(memory_format=torch.channels_last).stride() == (16
 assert one_channel.to(memory_format=torch.contiguous_format) is one_channel, (
     "a one-channel batch with default strides: contiguous_format returns it itself")
 for shape_ in ((8, 1, 1, 4), (8, 1, 4, 1), (2, 1, 3, 5), (8, 1, 1, 1), (1, 1, 1, 1)):
-    flat_ = shape_[2] == shape_[3] == 1  # 高和宽都是 1：两种布局的步长相同
+    flat_ = shape_[2] == shape_[3] == 1  # height and width 1: the two layouts give the same strides
     default_ = torch.zeros(shape_)
     assert default_.contiguous(memory_format=torch.channels_last) is default_ and default_.to(
         memory_format=torch.contiguous_format) is default_ and not same_storage(
@@ -431,6 +431,62 @@ for shape_ in ((8, 1, 1, 4), (8, 1, 4, 1), (2, 1, 3, 5), (8, 1, 1, 1), (1, 1, 1,
 assert all(t.to("cpu:0") is not t for t in kinds.values()), 'to("cpu:0") of a tensor on "cpu" is a new tensor'
 assert not any(same_storage(t.to("cpu:0"), t) for t in kinds.values()), 'to("cpu:0") copies the memory'
 assert torch.device("cpu") != torch.device("cpu:0"), 'to torch, "cpu:0" is another device than "cpu"'
+meta_kinds_ = {kind_: t_.to("meta") for kind_, t_ in kinds.items()}
+assert all(t_.to("meta") is t_ and t_.to(torch.device("meta")) is t_ and t_.to(t_.dtype) is t_
+           for t_ in meta_kinds_.values()), 'to("meta") and to(t.dtype) return each of the six kinds on meta itself'
+assert all(t_.to("meta:0") is not t_ and t_.to("meta", copy=True) is not t_ and t_.to(torch.float64) is not t_
+           for t_ in meta_kinds_.values()), 'to("meta:0"), copy=True and float64 give each kind on meta a new tensor'
+dtyped_ = [torch.ones(3).to(dtype_).to(device_) for dtype_ in (torch.int64, torch.bool, torch.complex64,
+                                                                  torch.float8_e4m3fn) for device_ in ("cpu", "meta")]
+assert all(t_.to(t_.dtype) is t_ and t_.to(t_.device) is t_ and t_.to(t_.device.type + ":0") is not t_
+           for t_ in dtyped_), 'integer, bool, complex and float8 tensors on cpu and meta: same rules, ":0" copies'
+with torch.no_grad():
+    assert all(t_.to(t_.device) is t_ and t_.to(t_.device.type + ":0") is not t_
+               for t_ in list(kinds.values()) + list(meta_kinds_.values())), "under no_grad() too"
+
+
+def outcome_(make_, u_):
+    try:
+        return make_(u_), None
+    except (NotImplementedError, RuntimeError) as refusal_:
+        return None, type(refusal_)
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)  # torch 会对压缩稀疏布局、嵌套张量和量化张量发出警告
+    grid_ = torch.arange(16.0).reshape(4, 4)
+    layouts_ = {"sparse COO": grid_.to_sparse(), "sparse CSR": grid_.to_sparse_csr(),
+                "sparse CSC": grid_.to_sparse_csc(), "sparse BSR": grid_.to_sparse_bsr((2, 2)),
+                "sparse BSC": grid_.to_sparse_bsc((2, 2)),
+                "jagged nested": torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged),
+                "strided nested": torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]),
+                "quantized": torch.quantize_per_tensor(torch.ones(3), 0.1, 0, torch.quint8),
+                "per-channel quantized": torch.quantize_per_channel(
+                    torch.ones(2, 3), torch.tensor([0.1, 0.2]), torch.tensor([0, 0]), 0, torch.qint8),
+                "mkldnn": grid_.to_mkldnn()}
+    for kind_, t_ in layouts_.items():
+        assert t_.to(t_.dtype) is t_ and t_.to("cpu") is t_ and t_.to(torch.device("cpu")) is t_, (
+            f"{kind_}: to() its own dtype and device returns it")
+        copy_calls_ = {'to("cpu:0")': lambda u_: u_.to("cpu:0"), "copy=True": lambda u_: u_.to("cpu", copy=True),
+                       "float64": lambda u_: u_.to(torch.float64), "float()": lambda u_: u_.float(),
+                       "half()": lambda u_: u_.half(), "double()": lambda u_: u_.double(),
+                       'to("meta")': lambda u_: u_.to("meta")}
+        quantized_refusals_ = {"float64": RuntimeError, "float()": RuntimeError, "half()": RuntimeError,
+                               "double()": RuntimeError, 'to("meta")': NotImplementedError}
+        refused_ = {"mkldnn": {'to("cpu:0")': NotImplementedError, "copy=True": NotImplementedError,
+                               "float64": NotImplementedError, "half()": NotImplementedError,
+                               "double()": NotImplementedError, 'to("meta")': NotImplementedError},
+                    "quantized": quantized_refusals_, "per-channel quantized": quantized_refusals_,
+                    "strided nested": {'to("meta")': NotImplementedError}}
+        for call_, make_ in copy_calls_.items():
+            if call_ == "float()" and t_.dtype == torch.float32:
+                continue
+            made_, error_ = outcome_(make_, t_)
+            assert error_ is refused_.get(kind_, {}).get(call_), f"{kind_}: {call_} raises only the error the page names"
+            assert error_ is not None or made_ is not t_, f"{kind_}: {call_} gives a new tensor"
+            if call_ == 'to("meta")' and error_ is None:
+                assert made_.to("meta") is made_ and made_.to(made_.dtype) is made_ and (
+                    made_.to("meta:0") is not made_), f'{kind_} on meta: to("meta") returns it, "meta:0" copies'
 # sphinx_gallery_end_ignore
 
 # %%
@@ -720,6 +776,6 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 # 小结
 # ----
 #
-# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量；dtype 和设备都已相符（在 CPU 上，设备的写法也相同；在 GPU 上，``"cuda"`` 与当前 GPU 上的张量相符），没有要求 ``copy=True``，``memory_format`` 也没有要求，或者要求的正是 ``torch.preserve_format`` 或 torch 从张量步长读出的那种布局时，返回张量本身；只有返回的那个张量才是新的 dtype 或设备。要写成
+# ``module.to()``、``.half()``、``.float()`` 和 ``.double()`` 改动模块并返回它，不接收返回值也无妨。同样的调用用在张量上，什么都不改：它们返回新张量；dtype 和设备都已相符（在 CPU 和 ``meta`` 上，设备的写法也相同；在 GPU 上，``"cuda"`` 与当前 GPU 上的张量相符），没有要求 ``copy=True``，``memory_format`` 也没有要求，或者要求的正是 ``torch.preserve_format`` 或 torch 从张量步长读出的那种布局时，返回张量本身（mkldnn 张量和量化张量拒绝其中一些复制，见上文）；只有返回的那个张量才是新的 dtype 或设备。要写成
 # ``x = x.to(...)``。要在优化器第一次调用 ``step()`` 之前转换模型，也要在创建 ``Adagrad`` 之前转换（它在创建时就建好了状态）；模型搬到 ``meta`` 之后要重新创建优化器：在默认的 ``torch.__future__`` 设置下，这次搬动给模型换上了新的
 # ``Parameter`` 对象。作为普通属性或放在列表里的张量不随模块搬动：要把它注册为缓冲区。
