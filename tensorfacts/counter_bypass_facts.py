@@ -97,9 +97,13 @@ VIEW_ROUTES = {
 }
 #: The views whose elements overlap, which torch refuses to write through: increment_version stands in for the edit.
 OVERLAPPING = ("a.expand(2, 3, 4)", "a.expand_as(torch.empty(2, 3, 4))")
-#: The error backward raises instead for a saved view that is an output of a multi-output operation (unbind, split...)
-#: or was taken under inference mode, once its base was edited in place.
+#: The error backward raises instead, once the base was edited in place, for the saved views of ``BASE_ERROR_VIEWS``.
 VIEW_BASE_ERROR = "its base or another view of its base has been modified inplace"
+#: The views of ``VIEW_ROUTES`` for which backward raises ``VIEW_BASE_ERROR``, not the version counter's error, when
+#: the loss saved the view: outputs of unbind, split, split_with_sizes and chunk (one autograd node for all their
+#: outputs; tensor_split, hsplit and vsplit give each output its own), and the view taken under inference mode.
+BASE_ERROR_VIEWS = ("a.unbind()[0]", "a.split(1)[0]", "a.split_with_sizes([1, 2])[0]", "a.chunk(3)[0]",
+                    "a[1:] taken under torch.inference_mode()")
 
 
 def _edit(name: str, t: torch.Tensor) -> None:
@@ -151,10 +155,11 @@ def _kind(error: str) -> str:
           "(w * t).abs().sum() saves the source and mul_(10) under torch.no_grad() goes through its view, or the "
           "loss saves the view and mul_(10) under torch.no_grad() goes through the source "
           "(torch.autograd.graph.increment_version(view) stands in for the edit through expand and expand_as, "
-          "which torch refuses to write through). Each time loss.backward() raises the version-counter error, or, "
-          "when the loss saved a view, the error that \"its base or another view of its base has been modified "
-          "inplace\" (which torch raises for the outputs of unbind, split and the other operations that return "
-          "several views, and for a view taken under inference mode).",
+          "which torch refuses to write through). Each time loss.backward() raises an error: the version-counter "
+          "error, except when the loss saved one of the views " + ", ".join(BASE_ERROR_VIEWS[:-1]) + " and "
+          + BASE_ERROR_VIEWS[-1] + ", for which it raises only the error that \"its base or another view of its "
+          "base has been modified inplace\" (the outputs of tensor_split, hsplit and vsplit, which also return "
+          "several views, give the version-counter error).",
     "zh_CN": "b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)；loss = (w * s).sum()（w 是需要梯度的全 1 张量）"
              "保存了 s，s 是 b、b[1:] 或 b.detach()；然后在 torch.no_grad() 下，对与 s 有下列 "
              + str(len(SHARING_ROUTES)) + " 种关系之一的张量调用 mul_(10)：被保存的张量本身、它的视图、它的基张量、"
@@ -166,9 +171,10 @@ def _kind(error: str) -> str:
              "在 torch.no_grad() 下经由它的视图调用 mul_(10)；或者损失保存视图，"
              "在 torch.no_grad() 下经由源张量调用 mul_(10)（expand 和 expand_as 的视图 torch 拒绝写入，"
              "由 torch.autograd.graph.increment_version(view) 代替这次修改）。"
-             "每一次 loss.backward() 都报版本计数器错误；损失保存的是视图时，也可能报“its base or another view of "
-             "its base has been modified inplace”（unbind、split 等返回多个视图的操作的输出，以及在推理模式下"
-             "取的视图，torch 报的是这个错误）。",
+             "每一次 loss.backward() 都报错：损失保存的视图是 " + "、".join(BASE_ERROR_VIEWS[:-1])
+             + " 或在 torch.inference_mode() 下取的 a[1:] 时，只报“its base or another view of its base has been "
+             "modified inplace”；其余情况都报版本计数器错误（tensor_split、hsplit 和 vsplit 同样返回多个视图，"
+             "它们的输出报的也是版本计数器错误）。",
 }, {"en": f"{len(SHARING_ROUTES)} routes and {len(VIEW_ROUTES)} view operations both ways, float32 (the complex "
           "source complex64), on the CPU",
     "zh_CN": f"{len(SHARING_ROUTES)} 种关系和 {len(VIEW_ROUTES)} 种视图操作的两个方向，float32（复数源张量为 "
@@ -185,9 +191,12 @@ def _version_counter_shared_by_views_and_detach() -> Fact:
             related(b, s).mul_(10)
         seen[name] = backward_error(loss)
     views = _view_routes_caught()
+    base_error = {name: VIEW_BASE_ERROR in errors["view"] and VERSION_ERROR not in errors["view"]
+                  for name, errors in views.items()}
     caught = all(VERSION_ERROR in error for error in seen.values()) and all(
-        VERSION_ERROR in errors["source"] and (VERSION_ERROR in errors["view"] or VIEW_BASE_ERROR in errors["view"])
-        for errors in views.values())
+        VERSION_ERROR in errors["source"] and (base_error[name] if name in BASE_ERROR_VIEWS
+                                               else VERSION_ERROR in errors["view"])
+        for name, errors in views.items()) and set(BASE_ERROR_VIEWS) <= set(views)
     return Fact(caught,
                 "backward raised the version-counter error, per route: "
                 + str({name: VERSION_ERROR in error for name, error in seen.items()})

@@ -150,16 +150,19 @@ def _grad_mode_records() -> Fact:
             inference.append((torch.is_grad_enabled(), (a * 2).grad_fn, a.clone().grad_fn,
                               a.to(torch.float64 if a.dtype == torch.float32 else torch.float32).is_leaf))
     unrecorded = {name: inplace_edits_in(context) for name, context in EDIT_MODES.items()}
+    # the root's gradient when a was never edited, a being the leaf, the non-leaf, the Parameter or the view
+    unedited = [[1.0] * 4, [2.0] * 4, [1.0] * 4, [0.0, 1.0, 1.0, 1.0]]
     leaf = "a leaf Variable that requires grad is being used in an in-place operation"
-    recorded = [leaf, (1, False, False), leaf, "a view of " + leaf] * 2  # leaf, non-leaf, Parameter, view
+    recorded = [leaf, (1, False, False, [6.0] * 4), leaf, "a view of " + leaf] * 2
     return Fact(default == [True] * (1 + len(GRAD_OFF)) and not off and all(records)
                 and inference == [(True, None, None, True)] * len(givens)
-                and unrecorded == dict.fromkeys(EDIT_MODES, [(1, True, True)] * 8)
+                and unrecorded == dict.fromkeys(EDIT_MODES, [(1, True, True, grad) for grad in unedited] * 2)
                 and inplace_edits_in(torch.enable_grad) == recorded,
                 f"default in a new thread started with grad mode on, under {', '.join(GRAD_OFF)}: {default}; "
                 f"under no_grad: {off}; recorded as stated: {records}; inside "
                 f"inference_mode with enable_grad (grad mode, mul's and clone's grad_fn, to() a leaf): {inference}; "
-                f"mul_(3) (version moved, grad_fn kept, gradient of the unedited graph): {unrecorded}; "
+                f"mul_(3) (version moved, grad_fn kept, gradient of the unedited graph, the root's gradient): "
+                f"{unrecorded}; "
                 f"in grad mode: {inplace_edits_in(torch.enable_grad)}")
 
 

@@ -183,12 +183,12 @@ def _edit_source(dtype: torch.dtype, kind: int) -> tuple[torch.Tensor, torch.Ten
     return root, (root, root * 2, root, root[1:])[kind]
 
 
-def inplace_edits_in(context) -> list[str | tuple[int, bool, bool]]:
+def inplace_edits_in(context) -> list[str | tuple[int, bool, bool, list[float]]]:
     """``a.mul_(3)`` made in ``context`` on each source of :func:`_edit_source`, float32 then float64: the error's first
     sentence, or (how far ``a._version`` moved, whether ``a`` kept its ``grad_fn``, and, after backward of ``a.sum()``,
-    whether the root's gradient is that of a twin never edited). A view's ``grad_fn`` is rebuilt after any edit of it
-    (grad mode on or off), so for it the middle field says only that it is no leaf."""
-    seen: list[str | tuple[int, bool, bool]] = []
+    whether the root's gradient is that of a twin never edited, and the root's gradient). A view's ``grad_fn`` is
+    rebuilt after any edit of it (grad mode on or off), so for it the second field says only that it is no leaf."""
+    seen: list[str | tuple[int, bool, bool, list[float]]] = []
     for dtype, kind in itertools.product((torch.float32, torch.float64), range(4)):
         twin_root, twin = _edit_source(dtype, kind)
         twin.sum().backward()
@@ -202,5 +202,5 @@ def inplace_edits_in(context) -> list[str | tuple[int, bool, bool]]:
             continue
         a.sum().backward()
         seen.append((a._version - version, not a.is_leaf if kind == 3 else a.grad_fn is node,
-                     torch.equal(root.grad, twin_root.grad)))
+                     torch.equal(root.grad, twin_root.grad), root.grad.tolist()))
     return seen

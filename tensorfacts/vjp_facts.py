@@ -59,8 +59,9 @@ _NO_GRAD_INPUTS: dict[str, Callable[[], torch.Tensor]] = {
              "张量），在梯度模式开着时、torch.no_grad() 下和 torch.inference_mode() 里：对输出 y 或 x 做原地修改之后，"
              "无论直接修改还是经由 detach()，vjp_fn(ones) 都不报错，给出按修改后的值算出的导数，sigmoid 是 "
              "y * (1 - y)，t * t 是 2 * x；因此它恰好在修改的是函数保存的那个张量时改变。",
-}, {"en": "two functions, four edits, four kinds of input that does not require grad, three grad modes",
-    "zh_CN": "两个函数、四种修改、四种不需要梯度的输入、三种梯度模式"})
+}, {"en": "two functions, four edits, four kinds of input that does not require grad, three grad modes, "
+          "float32, on the CPU",
+    "zh_CN": "两个函数、四种修改、四种不需要梯度的输入、三种梯度模式，float32，在 CPU 上"})
 def _vjp_edits_unnoticed() -> Fact:
     wrong, runs = [], 0
     for name, (f, saved, derivative) in _FUNCTIONS.items():
@@ -103,8 +104,9 @@ _OUTPUT_EDITS = {"none": lambda y: None, "output": lambda y: y.zero_(),
              "torch.func.vjp(torch.sigmoid, x)，再执行 y.zero_() 或 y.detach().zero_()：vjp_fn(ones) 不报错，"
              "给出按修改后的 y 算出的 y * (1 - y)，这个梯度带有 grad_fn，对它调用 g.sum().backward() 则报版本计数器"
              "错误（不做修改时可以运行）。",
-}, {"en": "three kinds of input that requires grad, two edits of the output and none, grad mode on",
-    "zh_CN": "三种需要梯度的输入、对输出的两种修改和不修改，梯度模式开着"})
+}, {"en": "three kinds of input that requires grad, two edits of the output and none, grad mode on, "
+          "float32, on the CPU",
+    "zh_CN": "三种需要梯度的输入、对输出的两种修改和不修改，梯度模式开着，float32，在 CPU 上"})
 def _vjp_output_edit_caught_when_differentiated() -> Fact:
     seen = {}
     for source, make in _GRAD_INPUTS.items():
