@@ -24,7 +24,7 @@ NEEDS_ADDRESSES = {
 }
 
 #: The layouts ``a`` is given, by name: itself, and each sparse layout torch has (the compressed ones of a 1×n
-#: matrix, in blocks of 1 × 1 for BSR and BSC).
+#: matrix, in blocks of 1×1 for BSR and BSC).
 LAYOUTS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "strided": lambda a: a,
     "sparse COO": lambda a: a.to_sparse(),

@@ -62,8 +62,8 @@ ONE_EXAMPLE = {
 ONE_EXAMPLE_UNCITED = {"en": "the cases listed under What it runs", "zh_CN": "“检查的内容”一栏所列的情形"}
 
 
-#: A shape written another way than the site's ``3×4``: ``3 x 4``, ``3x4`` or ``3 × 4``.
-OTHER_SHAPE = re.compile(r"\b\d+(?: ?x ?| × )\d+\b")
+#: A shape written another way than the site's ``3×4`` or ``1×n``: ``3 x 4``, ``3x4``, ``3 × 4`` or ``1 × n``.
+OTHER_SHAPE = re.compile(r"\b\d+ ?x ?\d+\b|\b(?:\d+|[A-Za-z]) × (?:\d+|[A-Za-z])\b")
 
 
 def fact(fact_id: str, runs: Mapping[str, str], scope: Mapping[str, str] | Callable[[str], str] = ONE_EXAMPLE,
@@ -83,7 +83,7 @@ def fact(fact_id: str, runs: Mapping[str, str], scope: Mapping[str, str] | Calla
             code = (parts.check if parts is not None else check).__code__
             where = Path(code.co_filename).resolve().relative_to(Path(__file__).resolve().parents[1]).as_posix()
             raise ValueError(f"{where}:{code.co_firstlineno}: fact {fact_id!r} writes the shapes {shapes}; "
-                             "the site writes a shape as 3×4 (no spaces, the sign ×)")
+                             "the site writes a shape as 3×4 or 1×n (no spaces, the sign ×)")
         FACTS[fact_id] = check
         ABOUT[fact_id] = About(dict(runs), scope if callable(scope) else dict(scope))
         return check

@@ -10,7 +10,8 @@ from tensorfacts.fact_registry import ABOUT, FACTS, OTHER_SHAPE, Fact, fact
 
 
 def test_a_shape_is_written_one_way():
-    assert OTHER_SHAPE.findall("3 x 4, 3x4, 3 × 4, 3×4, x4") == ["3 x 4", "3x4", "3 × 4"]
+    assert OTHER_SHAPE.findall("3 x 4, 3x4, 3 × 4, 1 × n, n × 2, 3×4, 1×n, x4, 4 sources × 3 modes") == [
+        "3 x 4", "3x4", "3 × 4", "1 × n", "n × 2"]
 
 
 @pytest.mark.parametrize("where", ["runs", "scope"])
