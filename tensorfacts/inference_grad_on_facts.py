@@ -1,7 +1,8 @@
 """Named facts on copies and views made inside ``torch.inference_mode()`` with ``torch.enable_grad()`` turning grad mode
 on there: autograd records nothing, so no gradient reaches the source. It stands behind the behaviour matrix's advice
 on ``a.clone()`` and ``a.view(3)``. The other, ``inference-leaf-clone-in-graph``, clones an inference tensor that
-requires grad outside the mode (strided, sparse or nested), for the glossary's clone and the copying part's preface.
+requires grad outside the mode (in every layout torch names: strided, sparse, nested or mkldnn), for the glossary's
+clone and the copying part's preface.
 :func:`inplace_edits_in` runs an in-place edit in a given grad mode for ``grad-mode-records``
 (:mod:`tensorfacts.glossary_facts`). Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a
 fact is.
@@ -76,8 +77,23 @@ def _inference_leaves(dtype: torch.dtype) -> dict[str, torch.Tensor]:
                 "Linear.weight": lin.weight, "Linear.bias": lin.bias}
 
 
+def _mkldnn_leaf(dtype: torch.dtype, make=torch.ones) -> torch.Tensor | None:
+    """An mkldnn inference tensor that requires grad, ``make(2, 2)`` made inside ``torch.inference_mode()``, or None
+    for a dtype ``to_mkldnn()`` refuses."""
+    with torch.inference_mode(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # complex32 is experimental
+        try:
+            return make(2, 2, dtype=dtype).to_mkldnn().requires_grad_()
+        except RuntimeError as exc:
+            if "dense_to_mkldnn expects" not in str(exc):
+                raise
+            return None
+
+
 def _inference_leaves_not_strided(dtype: torch.dtype) -> dict[str, torch.Tensor]:
-    """Sparse and nested inference tensors that require grad, each made inside ``torch.inference_mode()``, by name."""
+    """Sparse, nested and (in a dtype ``to_mkldnn()`` takes) mkldnn inference tensors that require grad, each made
+    inside ``torch.inference_mode()``, by name."""
+    mkldnn = _mkldnn_leaf(dtype)
     two = [torch.ones(2, dtype=dtype), torch.ones(3, dtype=dtype)]
     with torch.inference_mode(), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # sparse CSR beta, nested prototype
@@ -87,7 +103,8 @@ def _inference_leaves_not_strided(dtype: torch.dtype) -> dict[str, torch.Tensor]
                 "BSR": square.to_sparse_bsr((1, 1)).requires_grad_(),
                 "BSC": square.to_sparse_bsc((1, 1)).requires_grad_(),
                 "nested strided": torch.nested.nested_tensor(two, requires_grad=True),
-                "nested jagged": torch.nested.nested_tensor(two, layout=torch.jagged, requires_grad=True)}
+                "nested jagged": torch.nested.nested_tensor(two, layout=torch.jagged, requires_grad=True),
+                **({} if mkldnn is None else {"mkldnn": mkldnn})}
 
 
 @fact("inference-leaf-clone-in-graph", {
@@ -103,10 +120,14 @@ def _inference_leaves_not_strided(dtype: torch.dtype) -> dict[str, torch.Tensor]
           "It makes sparse and nested inference tensors that require grad there too, in the same dtypes: a 2×2 "
           "tensor of ones in the COO (by requires_grad_() and as a Parameter), CSR, CSC, BSR and BSC layouts (all "
           "the sparse layouts torch names) and a nested tensor of rows of 2 and 3 in the strided and jagged "
-          "layouts. Each is a leaf outside the mode, yet its clone() made outside it with grad mode on does not "
-          "require grad and has no node, and so do the nested tensors' clone(memory_format=torch.contiguous_format) "
-          "and clone(memory_format=torch.preserve_format); those two raise RuntimeError (\"unsupported memory "
-          "format\") on the sparse tensors.",
+          "layouts, and, in float32, bfloat16 and float16, the mkldnn tensor torch.ones(2, 2).to_mkldnn()."
+          "requires_grad_(); with the strided tensors, these are all the layouts torch names. Each is a leaf "
+          "outside the mode, yet its clone() made outside it with grad mode on does not require grad and has no "
+          "node, and so do the nested tensors' clone(memory_format=torch.contiguous_format) and "
+          "clone(memory_format=torch.preserve_format); those two raise RuntimeError (\"unsupported memory "
+          "format\") on the sparse and mkldnn tensors. The clone() of torch.zeros(2, 2, dtype=d).to_mkldnn()."
+          "requires_grad_() made inside the mode does not require grad and has no node, in grad mode, for every "
+          "floating-point and complex dtype d torch names that to_mkldnn() takes.",
     "zh_CN": "在 torch.inference_mode() 里做出需要梯度的推理张量：torch.ones(3).requires_grad_()、torch.ones(3, "
              "requires_grad=True)、一个 Parameter，以及 Linear(3, 2) 的 weight 和 bias，dtype 为 float32、float64、"
              "bfloat16、float16 和 complex64。在模式外，它们都是叶子张量；梯度模式开着时，它们的 clone()、"
@@ -118,18 +139,23 @@ def _inference_leaves_not_strided(dtype: torch.dtype) -> dict[str, torch.Tensor]
              "模式下的 clone() 节点都是 CopyBackwards。它也在模式里做出"
              "需要梯度的稀疏张量和嵌套张量，dtype 相同：COO（用 requires_grad_() 做一个，再做一个 Parameter）、CSR、"
              "CSC、BSR 和 BSC 布局（torch 列出的全部稀疏布局）的 2×2 全一张量，以及 strided 和 jagged 布局、"
-             "两行分别有 2 个和 3 个元素的嵌套张量。它们在模式外都是叶子张量，但在模式外开着梯度模式调用 "
+             "两行分别有 2 个和 3 个元素的嵌套张量，以及 float32、bfloat16 和 float16 的 mkldnn 张量 "
+             "torch.ones(2, 2).to_mkldnn().requires_grad_()；加上 strided 张量，这就是 torch 列出的全部布局。"
+             "它们在模式外都是叶子张量，但在模式外开着梯度模式调用 "
              "clone()，得到的副本不需要梯度，也没有节点；嵌套张量的 clone(memory_format=torch.contiguous_format) 和 "
-             "clone(memory_format=torch.preserve_format) 也一样，这两种调用对稀疏张量则抛出 RuntimeError"
-             "（“unsupported memory format”）。",
-}, {"en": "the five strided tensors it names, six sparse and two nested ones, in five dtypes (the node alone "
-          "in every floating-point and complex dtype), on the CPU",
-    "zh_CN": "它列出的五个 strided 张量、六个稀疏张量和两个嵌套张量，五种 dtype（只看节点时是每种浮点和复数 "
-             "dtype），在 CPU 上"})
+             "clone(memory_format=torch.preserve_format) 也一样，这两种调用对稀疏张量和 mkldnn 张量则抛出 "
+             "RuntimeError（“unsupported memory format”）。对 torch 列出的、to_mkldnn() 接受的每种浮点和复数 "
+             "dtype d，在模式里做出的 torch.zeros(2, 2, dtype=d).to_mkldnn().requires_grad_() 在梯度模式下的 "
+             "clone() 都不需要梯度，也没有节点。",
+}, {"en": "the five strided tensors it names, six sparse, two nested ones and an mkldnn one, in five dtypes (the "
+          "mkldnn one in the three of them to_mkldnn() takes; the node alone in every floating-point and complex "
+          "dtype), on the CPU",
+    "zh_CN": "它列出的五个 strided 张量、六个稀疏张量、两个嵌套张量和一个 mkldnn 张量，五种 dtype（mkldnn 张量只用"
+             "其中 to_mkldnn() 接受的三种；只看节点时是每种浮点和复数 dtype），在 CPU 上"})
 def _inference_leaf_clone_in_graph() -> Fact:
     """An inference leaf that requires grad: its clone in grad mode is in the graph (as ``CopyBackwards``) and passes
-    the gradient back to it; with grad mode off, or in inference mode, the clone has no node. A sparse or nested one's
-    clone has no node even in grad mode."""
+    the gradient back to it; with grad mode off, or in inference mode, the clone has no node. A sparse, nested or mkldnn
+    one's clone has no node even in grad mode."""
     wrong = []
     off = (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False))
     for dtype in CLONE_DTYPES:
@@ -154,12 +180,12 @@ def _inference_leaf_clone_in_graph() -> Fact:
             for form in (None, torch.contiguous_format, torch.preserve_format):
                 try:
                     c = t.clone() if form is None else t.clone(memory_format=form)
-                except RuntimeError as exc:  # a sparse tensor takes no memory_format
+                except RuntimeError as exc:  # a sparse or mkldnn tensor takes no memory_format
                     if form is None or t.is_nested or "unsupported memory format" not in str(exc):
                         wrong.append(f"{name} {dtype} clone({form or ''}) raised: {exc}")
                     continue
                 if form is not None and not t.is_nested:
-                    wrong.append(f"{name} {dtype} clone({form}) of a sparse tensor raised nothing")
+                    wrong.append(f"{name} {dtype} clone({form}) of a sparse or mkldnn tensor raised nothing")
                 elif c.requires_grad or c.grad_fn is not None:
                     wrong.append(f"{name} {dtype} clone({form or ''}): {c.requires_grad}, {c.grad_fn}")
     for dtype in (d for d in every_dtype() if d.is_floating_point or d.is_complex):
@@ -168,10 +194,14 @@ def _inference_leaf_clone_in_graph() -> Fact:
             t = torch.zeros(3, dtype=dtype).requires_grad_()
         if type(t.clone().grad_fn).__name__ != "CopyBackwards":
             wrong.append(f"torch.zeros(3, dtype={dtype}).requires_grad_(): clone node {t.clone().grad_fn}")
-    tried = {t.layout for t in _inference_leaves_not_strided(torch.float32).values() if not t.is_nested}
-    sparse = {layout for layout in vars(torch).values() if isinstance(layout, torch.layout) and "sparse" in str(layout)}
-    if tried != sparse:
-        wrong.append(f"sparse layouts tried {sorted(map(str, tried))}, torch has {sorted(map(str, sparse))}")
+        m = _mkldnn_leaf(dtype, torch.zeros)
+        if m is not None and (m.clone().requires_grad or m.clone().grad_fn is not None):
+            wrong.append(f"mkldnn {dtype}: clone {m.clone().requires_grad}, {m.clone().grad_fn}")
+    tried = {t.layout for leaves in (_inference_leaves(torch.float32), _inference_leaves_not_strided(torch.float32))
+             for t in leaves.values()}
+    layouts = {layout for layout in vars(torch).values() if isinstance(layout, torch.layout)}
+    if tried != layouts:
+        wrong.append(f"layouts tried {sorted(map(str, tried))}, torch has {sorted(map(str, layouts))}")
     return Fact(not wrong, f"not as stated: {wrong or 'none'}")
 
 

@@ -358,7 +358,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
     "copy-in-graph": ("copy-in-graph-passes-gradient",  # "a copy that gradients still flow back through"
                       "double-of-float64-is-a",  # "on a float64 a it returns a itself, no copy"
                       "inference-tensor-requiring-grad",  # "for an inference tensor a ... CopyBackwards"
-                      # "for a strided inference tensor ...; for a sparse or nested one ... no node"
+                      # "for a strided inference tensor ...; for a sparse, nested or mkldnn one ... no node"
                       "inference-leaf-clone-in-graph",
                       # "except on a view ... taken under torch.no_grad() ...: no gradient reaches the view or its base"
                       "clone-of-no-grad-view-passes-no-gradient",

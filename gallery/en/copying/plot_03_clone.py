@@ -625,9 +625,10 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # ----------
 #
 # ``clone()`` copies memory, not independence. In grad mode (not inside
-# ``torch.inference_mode()``), the clone of a tensor that requires grad, a ``Parameter`` or an inference tensor such as
-# a parameter of a module built under ``torch.inference_mode()`` included (the clone of an inference tensor has a
-# ``CopyBackwards`` node, not ``CloneBackward0``), requires grad too, is not a leaf (its ``.grad``
+# ``torch.inference_mode()``), the clone of a tensor that requires grad, a ``Parameter`` or a strided inference tensor
+# such as a parameter of a module built under ``torch.inference_mode()`` included (the clone of a strided inference
+# tensor has a ``CopyBackwards`` node, not ``CloneBackward0``; that of a sparse, nested or mkldnn inference tensor does
+# not require grad), requires grad too, is not a leaf (its ``.grad``
 # stays ``None`` unless you call ``retain_grad()`` or name it in
 # ``backward(inputs=...)``; :ref:`the page on non-leaf gradients <questions-non-leaf-grad>` shows
 # both), and a gradient that reaches it flows on to the source: a plain ``backward()`` accumulates

@@ -425,10 +425,14 @@ print("before: layers[0].weight equal to layers[2].weight:", torch.equal(layers[
 print("same storage:", same_storage(layers[0].weight, layers[2].weight))
 print("fresh[0].weight equal to fresh[2].weight:", torch.equal(fresh[0].weight, fresh[2].weight))
 # sphinx_gallery_start_ignore
-assert torch.equal(layers[0].weight, layer.weight) and torch.equal(layers[2].weight, layer.weight), (
-    "both deep copies start with layer's weight")
-assert not same_storage(layers[0].weight, layer.weight), "in memory of their own"
-assert not torch.equal(fresh[0].weight, fresh[2].weight), "new layers start from new random values"
+assert all(torch.equal(p, q) for copied in layers for p, q in zip(copied.parameters(), layer.parameters(), strict=True)), (
+    "every deep copy starts with layer's weight and bias")
+assert not any(same_storage(p, q) for x, y in ((layer, layers[0]), (layer, layers[1]), (layer, layers[2]),
+                                                (layers[0], layers[1]), (layers[0], layers[2]), (layers[1], layers[2]))
+               for p in x.parameters() for q in y.parameters()), (
+    "every deep copy's weight and bias have memory of their own")
+assert all(not torch.equal(fresh[j].weight, fresh[k].weight) for j, k in ((0, 1), (0, 2), (1, 2))) and not any(
+    torch.equal(new.weight, layer.weight) for new in fresh), "new layers start from new random values"
 # sphinx_gallery_end_ignore
 optimizer, loss = train(layers)
 print("loss after 5 steps:", loss.item())
@@ -440,7 +444,8 @@ assert not torch.equal(layers[0].weight, layers[2].weight) and len(optimizer.par
 )
 # sphinx_gallery_start_ignore
 assert not same_storage(layers[0].weight, layers[2].weight), "deep copies have memory of their own"
-assert not torch.equal(layers[0].weight, layers[1].weight), "every layer trained on its own"
+assert all(not torch.equal(layers[j].weight, layers[k].weight) for j, k in ((0, 1), (0, 2), (1, 2))), (
+    "every two deep copies come out different after training")
 assert sum(p.numel() for p in layers.parameters()) == 60 and len(list(fresh.parameters())) == 6, (
     "the deep-copied stack has 60 parameters; the new layers six tensors")
 assert sum(p.numel() for p in fresh.parameters()) == 60, "new layers: 60 too"
