@@ -7,7 +7,8 @@
 When ``a`` requires grad and grad mode is on (not inside
 ``torch.inference_mode()``), ``a.clone()`` copies the values
 into new memory but stays in the autograd graph: the copy requires grad, has a
-``grad_fn`` and is not a leaf. This page
+``grad_fn`` and is not a leaf (a sparse, nested or mkldnn inference tensor aside, whose
+copy does not require grad). This page
 runs the article's example, then follows the gradient that the article says
 does not exist: a loss computed from the clone sends its gradient back to ``a``.
 """
