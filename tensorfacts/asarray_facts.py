@@ -297,9 +297,10 @@ def _same_kind_and_values(source: torch.Tensor, made: torch.Tensor) -> bool:
           "under torch.set_default_device('cpu') (set back afterwards), the first two return a itself and "
           "share the array's memory. Under torch.set_default_device('cpu:0') (set back afterwards) and "
           "inside with torch.device('cpu:0'), with torch.device('meta') and under "
-          "torch.set_default_device('meta') (set back afterwards), they return a new tensor on that device "
-          "with the shape and dtype of their input (a or the array) that shares neither a's storage nor the "
-          "array's memory: under cpu:0 it holds the input's values, on meta it holds none (reading its "
+          "torch.set_default_device('meta') (set back afterwards), they return a new tensor on a device of "
+          "that type, with the shape and dtype of their input (a or the array), that shares neither a's "
+          "storage nor the array's memory: under cpu:0 it holds the input's values and its device is cpu, "
+          "a's own device, which does not equal the default device cpu:0; on meta it holds none (reading its "
           "values raises NotImplementedError); torch.from_numpy still shares the array's memory. In each of "
           "these seven settings the first two do the same on an int64, a bool and a complex64 CPU tensor. A "
           "tensor made inside with torch.device('cpu:0') has the device cpu, and there the two copy it too. "
@@ -313,9 +314,10 @@ def _same_kind_and_values(source: torch.Tensor, made: torch.Tensor) -> bool:
              "里，以及在 torch.set_default_device('cpu') 下（之后改回），前两个函数返回 a "
              "本身，并与数组共享内存。在 torch.set_default_device('cpu:0') 和 "
              "torch.set_default_device('meta') 下（每次之后都改回），以及在 with torch.device('cpu:0') 和 "
-             "with torch.device('meta') 里，它们返回那个设备上的新张量，形状和 dtype 与输入（a "
-             "或数组）相同，既不与 a 共享存储，也不与数组共享内存：在 cpu:0 下它存有输入的值，在 meta "
-             "上它不存任何值（读取它的值会抛出 NotImplementedError）；torch.from_numpy "
+             "with torch.device('meta') 里，它们返回一个新张量，设备类型与默认设备相同，形状和 dtype 与输入（a "
+             "或数组）相同，既不与 a 共享存储，也不与数组共享内存：在 cpu:0 下它存有输入的值，设备是 a "
+             "自己的设备 cpu，不等于默认设备 cpu:0；在 meta 上它不存任何值（读取它的值会抛出 "
+             "NotImplementedError）；torch.from_numpy "
              "仍与数组共享内存。在这七种设置下，前两个函数对 int64、bool 和 complex64 的 CPU "
              "张量也都是这样。在 with torch.device('cpu:0') 里创建的张量，设备是 "
              "cpu，在那里这两个函数同样复制它。对 meta 上的 float32 张量 "
@@ -336,6 +338,7 @@ def _default_device_makes_as_tensor_copy() -> Fact:
                                   ("set meta", "meta", _set_default_device("meta"))):
         with context:
             made = [(source, call(source)) for source in sources for call in (torch.as_tensor, torch.asarray)]
+            default = torch.get_default_device()
             from_array = torch.as_tensor(array), torch.asarray(array)
             numpy_shared = torch.from_numpy(array).data_ptr() == at
         is_self, shared = {t is s for s, t in made}, {t.untyped_storage().data_ptr() == s.data_ptr() for s, t in made}
@@ -343,6 +346,8 @@ def _default_device_makes_as_tensor_copy() -> Fact:
                       all(t.data_ptr() == at for t in from_array), all(t.device.type == device for _, t in made),
                       numpy_shared, all(_same_kind_and_values(s, t) for s, t in made)
                       and all(_same_kind_and_values(torch.from_numpy(array), t) for t in from_array))
+        if "cpu:0" in name:
+            seen[name] += (all(t.device == s.device != default for s, t in made),)
     with torch.device("cpu:0"):
         made_there = torch.ones(2)
         again = torch.as_tensor(made_there), torch.asarray(made_there)
@@ -361,11 +366,12 @@ def _default_device_makes_as_tensor_copy() -> Fact:
             with context():
                 raised[f"{call.__name__} {name}"] = _raises(NotImplementedError, functools.partial(call, m))
     return Fact(seen["none"] == seen["cpu"] == seen["set cpu"] == (True, True, True, True, True, True)
-                and all(seen[n] == (False, False, False, True, True, True)
-                        for n in ("set cpu:0", "cpu:0", "meta", "set meta"))
+                and all(seen[n] == (False, False, False, True, True, True, True) for n in ("set cpu:0", "cpu:0"))
+                and all(seen[n] == (False, False, False, True, True, True) for n in ("meta", "set meta"))
                 and made_there_copied and all(kept.values()) and all(raised.values()),
                 f"(as_tensor and asarray give a, share a's storage, share the array, on the device; from_numpy "
-                f"shares; the input's shape and dtype, with its values off meta and none on meta): {seen}; "
+                f"shares; the input's shape and dtype, with its values off meta and none on meta; under cpu:0, "
+                f"on the source's device, not the default device): {seen}; "
                 f"a tensor made under cpu:0 is on {made_there.device} and copied there: "
                 f"{made_there_copied}; a meta tensor given back itself with no default device or a meta one: {kept}; "
                 f"NotImplementedError on a meta tensor under a cpu default device: {raised}")

@@ -37,11 +37,44 @@ GRAD_OFF = {
 GRAD_MODE_ONLY = {"en": "in grad mode outside torch.inference_mode() only",
                   "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下"}
 
-#: The qualifier of the row that the clone stays in the graph: nor for a view of ``a`` taken with grad mode off.
-IN_GRAPH_ONLY = {"en": "in grad mode outside torch.inference_mode() only, and not for a view of a taken with grad "
-                       "mode off or inside torch.inference_mode()",
-                 "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下，且不包括梯度模式关闭时或在 "
+#: The qualifier of the row that the clone stays in the graph: for an ``a`` that requires grad, nor for a view of
+#: ``a`` taken with grad mode off.
+IN_GRAPH_ONLY = {"en": "in grad mode outside torch.inference_mode(), for an a that requires grad, only, and not for a "
+                       "view of a taken with grad mode off or inside torch.inference_mode()",
+                 "zh_CN": "仅当 a 需要梯度，且在 torch.inference_mode() 之外的梯度模式下，不包括梯度模式关闭时或在 "
                           "torch.inference_mode() 里取的 a 的视图"}
+
+#: The sentence both notes end with: the clone of a tensor that does not require grad is a leaf outside any graph.
+NO_GRAD_SOURCE = {
+    "en": " And only for an `a` that requires grad: in grad mode as well as with it off, the clone of a tensor that "
+          "does not require grad is a leaf with no `grad_fn`, outside any computation graph.",
+    "zh_CN": "而且只对需要梯度的 `a` 如此：无论梯度模式开着还是关着，不需要梯度的张量 clone 出来的副本都是没有 "
+             "`grad_fn` 的叶子张量，不在任何计算图中。",
+}
+
+#: Tensors that do not require grad whose clones :func:`plain_clones_trace` checks.
+PLAIN_SOURCES = {("`float32`", "`float32`"): lambda: torch.tensor([1.0, 2.0, 3.0]),
+                 ("`int64`", "`int64`"): lambda: torch.arange(3),
+                 ("sparse COO", "稀疏 COO"): lambda: torch.tensor([1.0, 2.0, 3.0]).to_sparse(),
+                 ("on `meta`", "`meta` 上的张量"): lambda: torch.ones(3, device="meta"),
+                 ("`a.detach()[1:]`", "`a.detach()[1:]`"): lambda: (
+                     torch.tensor([1.0, 2.0, 3.0], requires_grad=True).detach()[1:])}
+
+
+def plain_clones_trace() -> tuple[str, str]:
+    """The clone of each tensor of PLAIN_SOURCES, taken in grad mode and in each place of GRAD_OFF, is a leaf with no
+    ``grad_fn`` that does not require grad (the notes' last sentence); raises when one is not."""
+    odd = [name for name, make in PLAIN_SOURCES.items()
+           if not all(c.is_leaf and c.grad_fn is None and not c.requires_grad
+                      for c in (make().clone(), *clones_with_grad_off(make()).values()))]
+    if odd:
+        raise AssertionError(f"the note is out of date: the clone of a tensor that does not require grad is a leaf "
+                             f"with no grad_fn, except for: {odd}")
+    runs = len(PLAIN_SOURCES) * (1 + len(GRAD_OFF))
+    return (f"the clone of a tensor that does not require grad ({', '.join(e for e, _ in PLAIN_SOURCES)}), in grad "
+            f"mode and in the {len(GRAD_OFF)} places above: a leaf with `grad_fn = None` in all {runs} runs",
+            f"不需要梯度的张量（{'、'.join(z for _, z in PLAIN_SOURCES)}）clone 出来的副本，"
+            f"在梯度模式下和上述 {len(GRAD_OFF)} 种情况下：{runs} 次运行都是 `grad_fn = None` 的叶子张量")
 
 #: Views of ``a`` the note names, and where they are taken: grad mode off, or inside torch.inference_mode().
 NOTE_VIEWS = {"a[1:]": lambda t: t[1:], "a.t()": lambda t: t.t()}
@@ -89,8 +122,8 @@ def grad_off_trace(clones: dict[tuple[str, str], torch.Tensor]) -> tuple[str, st
               "`torch.inference_mode()` even with `torch.enable_grad()`, is a leaf that requires grad, and its "
               "clone, taken in grad mode, has a `CloneBackward0` node that leads nowhere: `backward()` gives neither "
               "`a` nor the view a gradient. Calling `requires_grad_()` on the view before its clone is taken links "
-              "the node to the view, which then gets a gradient; `a` still gets none. Which views behave so, the "
-              "clone page says.",
+              "the node to the view, which then gets a gradient; `a` still gets none. Which views behave so, "
+              "[the clone page](ref:copying-clone) says." + NO_GRAD_SOURCE["en"],
         "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式（grad mode）下如此：在 `torch.no_grad()` 下，"
                  "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
                  "出来的副本没有 `grad_fn`，也不需要梯度：它是叶子张量（leaf tensor），不在计算图中。"
@@ -100,7 +133,7 @@ def grad_off_trace(clones: dict[tuple[str, str], torch.Tensor]) -> tuple[str, st
                  "在梯度模式下 clone 出来的副本带有 `CloneBackward0` 节点，但这个节点不通向任何地方："
                  "`backward()` 既不给 `a` 也不给这个视图梯度。在取得副本之前对这个视图调用 "
                  "`requires_grad_()`，节点就会连到这个视图，视图随后得到梯度；`a` 仍然得不到。"
-                 "哪些视图会这样，见“clone()”那一页。",
+                 "哪些视图会这样，见 [“clone()”那一页](ref:copying-clone)。" + NO_GRAD_SOURCE["zh_CN"],
     },
     qualifiers=IN_GRAPH_ONLY)
 def _clone_in_graph() -> Result:
@@ -115,13 +148,16 @@ def _clone_in_graph() -> Result:
     en, zh = grad_off_trace(off)
     views = off_view_clones()
     runs, unlike = len(views), sorted(run for run, departs in views.items() if departs)
+    plain_en, plain_zh = plain_clones_trace()
     return Result(verdict(c.grad_fn is not None and flows and outside and not unlike), said(
         f"`c.grad_fn = {grad_fn_name(c)}`; after `(c * 3).sum().backward()`, `a.grad = {grad}`; {en}; "
         f"`a[1:]` and `a.t()` taken in the note's four ways, with and without `requires_grad_()`: "
-        f"{runs - len(unlike)} of {runs} runs as the note says" + (f" (not: {unlike})" if unlike else ""),
+        f"{runs - len(unlike)} of {runs} runs as the note says" + (f" (not: {unlike})" if unlike else "")
+        + f"; {plain_en}",
         f"`c.grad_fn = {grad_fn_name(c)}`；执行 `(c * 3).sum().backward()` 后，`a.grad = {grad}`；{zh}；"
         f"按注中四种方式取 `a[1:]` 和 `a.t()`，调用或不调用 `requires_grad_()`："
-        f"{runs} 次运行中 {runs - len(unlike)} 次与注所说相符" + (f"（不符：{unlike}）" if unlike else "")))
+        f"{runs} 次运行中 {runs - len(unlike)} 次与注所说相符" + (f"（不符：{unlike}）" if unlike else "")
+        + f"；{plain_zh}"))
 
 
 def off_view_clones() -> dict[str, bool]:
@@ -160,16 +196,16 @@ def off_view_clones() -> dict[str, bool]:
               "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
               "is a leaf that does not require grad. And its `.grad` stays empty only when nothing asks for it: "
               "after `c.retain_grad()`, `backward()` fills `c.grad` with the gradient, and so does "
-              "`backward(inputs=[c])`, `c` still not a leaf.",
+              "`backward(inputs=[c])`, `c` still not a leaf." + NO_GRAD_SOURCE["en"],
         "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式下如此：在 `torch.no_grad()` 下，"
                  "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
                  "出来的副本是叶子张量，且不需要梯度。它的 `.grad` 也只在没有人要它时才为空："
                  "调用过 `c.retain_grad()` 之后，`backward()` 会把梯度存进 `c.grad`，"
-                 "`backward(inputs=[c])` 也会，而 `c` 仍然不是叶子。",
+                 "`backward(inputs=[c])` 也会，而 `c` 仍然不是叶子。" + NO_GRAD_SOURCE["zh_CN"],
     },
-    qualifiers={"en": "in grad mode outside torch.inference_mode(), without retain_grad() or backward(inputs=[c]), "
-                      "only",
-                "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下，且没有用 retain_grad() 或 "
+    qualifiers={"en": "in grad mode outside torch.inference_mode(), for an a that requires grad, without "
+                      "retain_grad() or backward(inputs=[c]), only",
+                "zh_CN": "仅当 a 需要梯度，在 torch.inference_mode() 之外的梯度模式下，且没有用 retain_grad() 或 "
                          "backward(inputs=[c]) 时"})
 def _clone_not_leaf() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -193,9 +229,10 @@ def _clone_not_leaf() -> Result:
     off = clones_with_grad_off(a)
     leaves = all(o.is_leaf and not o.requires_grad for o in off.values())
     en, zh = grad_off_trace(off)
+    plain_en, plain_zh = plain_clones_trace()
     return Result(verdict(not c.is_leaf and grad is None and leaves),
-                  said(f"`c.is_leaf = {c.is_leaf}`; `c.grad = {grad}`; {en}",
-                       f"`c.is_leaf = {c.is_leaf}`；`c.grad = {grad}`；{zh}"))
+                  said(f"`c.is_leaf = {c.is_leaf}`; `c.grad = {grad}`; {en}; {plain_en}",
+                       f"`c.is_leaf = {c.is_leaf}`；`c.grad = {grad}`；{zh}；{plain_zh}"))
 
 
 #: The clone example's prints, each compared with the comment the article writes beside it.

@@ -90,33 +90,36 @@ def words(language: str) -> dict[str, str]:
     return pick(WORDS, language, "the claims ledger's words (tensorcopy_sphinx.claims_ledger.WORDS)")
 
 
-def reference(label: str, docname: str) -> addnodes.pending_xref:
-    """The node a ``:ref:`label``` role makes: Sphinx fills in the page title and the link."""
+def reference(label: str, docname: str, text: str = "") -> addnodes.pending_xref:
+    """The node a ``:ref:`label``` role makes: Sphinx fills in the page title and the link (or, given ``text``,
+    the node of ``:ref:`text <label>```: that text, linked)."""
     node = addnodes.pending_xref(
         "",
-        nodes.inline(label, label, classes=["xref", "std", "std-ref"]),
+        nodes.inline(text or label, text or label, classes=["xref", "std", "std-ref"]),
         refdomain="std",
         reftype="ref",
         reftarget=label,
-        refexplicit=False,
+        refexplicit=bool(text),
         refwarn=True,
         refdoc=docname,
     )
     return node
 
 
-_LINK = re.compile(r"\[([^\]]+)\]\((https://[^)\s]+)\)")
+_LINK = re.compile(r"\[([^\]]+)\]\((https://[^)\s]+|ref:[\w-]+)\)")
 
 
-def note_nodes(text: str) -> list[nodes.Node]:
-    """A claim's note: inline code between backticks, and links written ``[text](https://...)``."""
+def note_nodes(text: str, docname: str) -> list[nodes.Node]:
+    """A claim's note: inline code between backticks, links written ``[text](https://...)``, and links to a
+    label of the site written ``[text](ref:label)`` (a ``:ref:`` with that text: an unknown label fails the build)."""
     parts: list[nodes.Node] = []
     pieces = _LINK.split(text)
     for index in range(0, len(pieces), 3):
         parts.extend(inline_text(pieces[index]))
         if index + 2 < len(pieces):
             label, url = pieces[index + 1], pieces[index + 2]
-            parts.append(nodes.reference(label, label, refuri=url))
+            parts.append(reference(url.removeprefix("ref:"), docname, label) if url.startswith("ref:")
+                         else nodes.reference(label, label, refuri=url))
     return parts
 
 
@@ -207,7 +210,7 @@ def build_table(
         claim_cell = _cell(*inline_text(entry.text(language)))
         note = entry.note(language)
         if note:
-            claim_cell += nodes.paragraph("", "", *note_nodes(note), classes=["claim-note"])
+            claim_cell += nodes.paragraph("", "", *note_nodes(note, docname), classes=["claim-note"])
         claim_cell += nodes.paragraph(where, where, classes=["claim-source"])
         row = _row(
             claim_cell,

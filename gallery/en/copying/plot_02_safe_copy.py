@@ -357,12 +357,14 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # ``torch.inference_mode()`` an inference tensor), where ``a.clone()`` gives a tensor that does not require grad.
 # With ``requires_grad=False`` as well it is a copy outside the graph, with the same values as
 # ``a.detach().clone()``. Under a
-# default device (set by ``torch.set_default_device`` or ``with torch.device(...)``),
-# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a new tensor on that device, with ``a``'s shape and dtype,
-# unless ``a`` is on that very device. Under ``"cpu:0"`` it is a copy of ``a``'s values in memory of its own; on
-# ``meta`` it holds no values at all. A CPU tensor comes back itself under ``"cpu"``, and a tensor on ``meta``
-# under ``torch.device("meta")``, while a CPU tensor, whose device is ``"cpu"``, is copied even under ``"cpu:0"`` (last lines); a tensor on
-# ``meta`` has no data to copy, so under ``"cpu"`` or ``"cpu:0"`` they raise a ``NotImplementedError``.
+# default device (set by ``torch.set_default_device`` or ``with torch.device(...)``) of ``"cpu:0"`` or ``meta``,
+# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a new tensor with ``a``'s shape and dtype, on a device of
+# that type. Under ``"cpu:0"`` it is a copy of ``a``'s values in memory of its own, and its device is ``cpu``, as
+# ``a``'s is: the default device ``torch.device("cpu:0")`` does not equal ``a``'s device ``torch.device("cpu")``, and
+# ``a`` is copied, yet the copy's device is ``cpu``, not ``cpu:0`` (last lines). On ``meta`` it holds no values at
+# all. ``a`` comes back itself under ``"cpu"``, and ``on_meta``, a tensor on ``meta``, under
+# ``torch.device("meta")``; ``on_meta`` has no data to copy, so under ``"cpu"`` or ``"cpu:0"`` they raise a
+# ``NotImplementedError``.
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # Given a tensor that requires grad and no ``requires_grad=``, ``torch.asarray`` warns that its default for
@@ -377,11 +379,12 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # outside ``torch.inference_mode()``, both raise the same ``RuntimeError`` as ``torch.asarray(a)``.
 # ``requires_grad=False`` silences it too, but given a leaf that requires grad of its own (one made with
 # ``requires_grad=True``, say, or a ``Parameter``), it changes that leaf: ``torch.asarray(a, requires_grad=False)``
-# returns ``a`` itself with its ``requires_grad`` switched off in place. A view of a tensor that requires grad, is
-# not an inference tensor and is not itself a view (a view made a leaf with ``requires_grad_()`` still counts as one), made by an operation autograd records in grad mode (not, for example, ``detach()``, ``view(dtype)`` or a sparse tensor's
-# ``indices()``, whose results do not require grad), taken with grad mode off (under ``torch.no_grad()``,
-# ``torch.inference_mode()`` or ``torch.set_grad_enabled(False)``), is a leaf too, but one that requires grad because
-# its base does: ``torch.asarray(view, requires_grad=False)`` returns
+# returns ``a`` itself with its ``requires_grad`` switched off in place. Take a tensor that requires grad, is not an
+# inference tensor and is not itself a view (a view made a leaf with ``requires_grad_()`` still counts as one). A view
+# of it taken with grad mode off (under ``torch.no_grad()``, ``torch.inference_mode()`` or
+# ``torch.set_grad_enabled(False)``), by an operation autograd records in grad mode (not, for example, ``detach()``,
+# ``view(dtype)`` or a sparse tensor's ``indices()``, whose results do not require grad), is a leaf too, but one that
+# requires grad because its base does: ``torch.asarray(view, requires_grad=False)`` returns
 # that view itself, unchanged, and it still requires grad. ``torch.asarray(view)``, ``requires_grad=view.requires_grad``
 # and ``requires_grad=True`` return that view too, but change it as ``view.requires_grad_()`` would (see
 # :ref:`the clone page <copying-clone>`): a clone of it taken afterwards passes it a gradient, which fills its
@@ -481,7 +484,7 @@ for device in ("cpu:0", "meta"):
     print(f"under torch.device({device!r}): is a {[m is a for m in moved]}, device {[str(m.device) for m in moved]}")
     assert all(m is not a and m.device.type == torch.device(device).type and m.shape == a.shape and m.dtype == a.dtype
                for m in moved), (
-        f"under torch.device({device!r}) as_tensor(a) and asarray(a) are new tensors on that device, "
+        f"under torch.device({device!r}) as_tensor(a) and asarray(a) are new tensors on a device of that type, "
         "with a's shape and dtype")
 on_meta = torch.ones(3, device="meta")
 with torch.device("meta"):
@@ -491,8 +494,13 @@ print('under torch.device("meta"), as_tensor/asarray of a meta tensor is that te
 assert all(k is on_meta for k in kept), 'under torch.device("meta") as_tensor and asarray return a meta tensor itself'
 with torch.device("cpu:0"):
     copied_under_cpu0 = torch.as_tensor(a), torch.asarray(a)
+    assert all(m.device == a.device != torch.get_default_device() for m in copied_under_cpu0), (
+        'under torch.device("cpu:0") the copies made by as_tensor(a) and asarray(a) are on a\'s device cpu, which '
+        'does not equal the default device cpu:0')
 assert all(not same_storage(a, m) and bytes_apart(a, m) and torch.equal(m, a) for m in copied_under_cpu0), (
     'under torch.device("cpu:0") as_tensor(a) and asarray(a) hold a copy of a\'s values, in memory of their own')
+with torch.device("cpu"):
+    assert torch.as_tensor(a) is a and torch.asarray(a) is a, 'under torch.device("cpu") as_tensor(a) and asarray(a) return a'
 with torch.device("meta"):
     emptied_on_meta = torch.as_tensor(a), torch.asarray(a)
 for emptied_ in emptied_on_meta:

@@ -387,7 +387,8 @@ for mode_ in (torch.no_grad, torch.inference_mode):
 # ``array.view(np.uint64)`` gives an array they share, without a copy, and ``torch.from_dlpack`` shares it as
 # it is. Three more kinds of array they refuse follow.) Given no ``device=`` argument, under a default device other than ``"cpu"`` (set by
 # ``torch.set_default_device`` or ``with torch.device(...)``), even ``"cpu:0"``, ``torch.as_tensor`` does not
-# share the array's memory (it copies the array to that device; on ``meta`` it gives a tensor with no values)
+# share the array's memory (it copies the array: under ``"cpu:0"`` into a tensor whose device is ``cpu``; on ``meta``
+# it gives a tensor with no values)
 # while ``torch.from_numpy`` still shares it. A ``device=`` argument decides instead of the default device:
 # ``torch.as_tensor`` does not share when it names a device other than ``"cpu"``, even ``"cpu:0"``, and
 # shares with ``device="cpu"``, under any default device. ``torch.asarray`` does as ``torch.as_tensor``
@@ -434,6 +435,7 @@ assert shares(torch.from_numpy(array), array) and shares(torch.as_tensor(array),
 assert not shares(on_default_device[0], array) and shares(on_default_device[1], array), (
     "under a default device torch.as_tensor copies and torch.from_numpy shares")
 assert torch.equal(on_default_device[0], torch.from_numpy(array)), 'under "cpu:0" torch.as_tensor copies the values'
+assert str(on_default_device[0].device) == "cpu", 'under "cpu:0" the copy torch.as_tensor makes has the device cpu'
 assert shares(torch.asarray(array), array), "torch.asarray shares the array's memory, as torch.as_tensor does"
 for convert_ in (torch.as_tensor, torch.asarray):
     assert shares(convert_(array, device="cpu"), array) and not shares(convert_(array, device="cpu:0"), array), (

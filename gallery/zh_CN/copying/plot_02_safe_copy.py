@@ -328,7 +328,7 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
 # ------------------------------------------------------------------
 #
-# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外会让 ``torch.asarray(a)`` 抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制（这样的张量也一样，不报错）；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。这里检查的源张量是在 ``torch.inference_mode()`` 之外创建的稠密叶子张量、非叶子张量、``Parameter`` 和叶子张量的视图（view）；对它们，梯度模式开着时（不在 ``torch.inference_mode()`` 里），副本留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的就是计算图之外的副本，数值与 ``a.detach().clone()`` 相同。设置了默认设备时（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置），``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 会返回那个设备上的新张量，形状和 dtype 与 ``a`` 相同，除非 ``a`` 就在那个设备上。在 ``"cpu:0"`` 下，它是 ``a`` 的值的副本，有自己的内存；在 ``meta`` 上，它不存任何值。CPU 张量在 ``"cpu"`` 下、``meta`` 上的张量在 ``torch.device("meta")`` 下都原样返回；CPU 张量的设备是 ``"cpu"``，所以即使在 ``"cpu:0"`` 下也会被复制（见最后几行）；``meta`` 上的张量没有可复制的数据，在 ``"cpu"`` 或 ``"cpu:0"`` 下，这两个函数会抛出 ``NotImplementedError``。
+# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外会让 ``torch.asarray(a)`` 抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制（这样的张量也一样，不报错）；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。这里检查的源张量是在 ``torch.inference_mode()`` 之外创建的稠密叶子张量、非叶子张量、``Parameter`` 和叶子张量的视图（view）；对它们，梯度模式开着时（不在 ``torch.inference_mode()`` 里），副本留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的就是计算图之外的副本，数值与 ``a.detach().clone()`` 相同。默认设备（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置）是 ``"cpu:0"`` 或 ``meta`` 时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回一个新张量，形状和 dtype 与 ``a`` 相同，设备类型与默认设备相同。在 ``"cpu:0"`` 下，它是 ``a`` 的值的副本，有自己的内存，设备是 ``cpu``，与 ``a`` 的相同：默认设备 ``torch.device("cpu:0")`` 不等于 ``a`` 的设备 ``torch.device("cpu")``，``a`` 被复制了，但最后几行显示，副本的设备是 ``cpu``，不是 ``cpu:0``。在 ``meta`` 上，它不存任何值。在 ``"cpu"`` 下，``a`` 原样返回；在 ``torch.device("meta")`` 下，``meta`` 上的张量 ``on_meta`` 也原样返回；``on_meta`` 没有可复制的数据，在 ``"cpu"`` 或 ``"cpu:0"`` 下，这两个函数会抛出 ``NotImplementedError``。
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # 给定需要梯度的张量、又不指定 ``requires_grad=`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad=`` 默认值的改变发出警告（``UserWarning``，下面的代码捕获它，但不打印），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad=`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
@@ -422,7 +422,7 @@ for device in ("cpu:0", "meta"):
     print(f"under torch.device({device!r}): is a {[m is a for m in moved]}, device {[str(m.device) for m in moved]}")
     assert all(m is not a and m.device.type == torch.device(device).type and m.shape == a.shape and m.dtype == a.dtype
                for m in moved), (
-        f"under torch.device({device!r}) as_tensor(a) and asarray(a) are new tensors on that device, "
+        f"under torch.device({device!r}) as_tensor(a) and asarray(a) are new tensors on a device of that type, "
         "with a's shape and dtype")
 on_meta = torch.ones(3, device="meta")
 with torch.device("meta"):
@@ -432,8 +432,13 @@ print('under torch.device("meta"), as_tensor/asarray of a meta tensor is that te
 assert all(k is on_meta for k in kept), 'under torch.device("meta") as_tensor and asarray return a meta tensor itself'
 with torch.device("cpu:0"):
     copied_under_cpu0 = torch.as_tensor(a), torch.asarray(a)
+    assert all(m.device == a.device != torch.get_default_device() for m in copied_under_cpu0), (
+        'under torch.device("cpu:0") the copies made by as_tensor(a) and asarray(a) are on a\'s device cpu, which '
+        'does not equal the default device cpu:0')
 assert all(not same_storage(a, m) and bytes_apart(a, m) and torch.equal(m, a) for m in copied_under_cpu0), (
     'under torch.device("cpu:0") as_tensor(a) and asarray(a) hold a copy of a\'s values, in memory of their own')
+with torch.device("cpu"):
+    assert torch.as_tensor(a) is a and torch.asarray(a) is a, 'under torch.device("cpu") as_tensor(a) and asarray(a) return a'
 with torch.device("meta"):
     emptied_on_meta = torch.as_tensor(a), torch.asarray(a)
 for emptied_ in emptied_on_meta:
