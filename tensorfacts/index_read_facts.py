@@ -1,6 +1,7 @@
-"""Named facts on two index reads the glossary's definitions of basic and advanced indexing name
+"""Named facts on index reads the glossary's definitions of basic and advanced indexing name
 (``sitetools/rules/term_facts.py``, ``CHECKED_BY``; the other cases are :mod:`tensorfacts.layout_facts`'s): a slice with
-a negative step makes the read raise, and a NumPy index array or mask reads into a copy. Registered on import by
+a negative step makes the read raise, a NumPy index array or mask reads into a copy, and a 0-d mask (a Python or NumPy
+bool scalar aside) reads into a copy while a NumPy integer scalar reads as an integer. Registered on import by
 :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
@@ -12,7 +13,7 @@ import numpy as np
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.layout_facts import DTYPES, _base
+from tensorfacts.layout_facts import DTYPES, _base, _nested_strided
 
 #: Slices with a negative step of a (4, 6) tensor.
 NEGATIVE_STEP = {"x[::-1]": lambda x: x[::-1], "x[:, ::-2]": lambda x: x[:, ::-2]}
@@ -97,3 +98,76 @@ def _numpy_index_read_copies() -> Fact:
                     or not any("uint8 is now deprecated" in str(w.message) for w in caught):
                 shared.append(f"{name} {dtype} not read as a deprecated mask")
     return Fact(not shared, f"reads not as stated: {shared or 'none'}")
+
+
+#: NumPy integer scalar types: each indexes as the Python integer of its value does.
+NUMPY_SCALARS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+#: 0-d masks, each with the number of rows it keeps: Python booleans, 0-d uint8 and bool tensors and NumPy arrays.
+ZERO_D_MASKS = tuple((index, int(value)) for value in (1, 0) for index in (
+    bool(value), torch.tensor(value, dtype=torch.uint8), torch.tensor(bool(value)), np.array(value, dtype=np.uint8),
+    np.array(bool(value))))
+
+
+def _mask_sources() -> dict[str, torch.Tensor]:
+    """(4, 6) strided CPU tensors that are not nested: the 6 dtypes, float8_e4m3fn, bfloat16 and a quint8 one."""
+    sources = {str(dtype): _base(dtype) for dtype in DTYPES + (torch.float8_e4m3fn, torch.bfloat16)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch warns that the quantized dtypes are deprecated
+        sources["quint8"] = torch.quantize_per_tensor(_base(torch.float32), 0.5, 0, torch.quint8)
+    return sources
+
+
+def _reads_alike(mine: torch.Tensor, theirs: torch.Tensor) -> bool:
+    """Same shape, both views or neither, one _base, and on a strided CPU tensor the same bytes."""
+    alike = mine.shape == theirs.shape and mine._is_view() == theirs._is_view() and mine._base is theirs._base
+    if alike and mine.layout == torch.strided and not mine.is_nested and mine.device.type == "cpu":
+        alike = mine.untyped_storage().data_ptr() == theirs.untyped_storage().data_ptr() \
+            and mine.storage_offset() == theirs.storage_offset()
+    return alike
+
+
+@fact("numpy-zero-d-index-reads", {
+    "en": "On (4, 6) strided CPU tensors that are not nested, reads x[m] for each 0-d mask m: True and False, 0-d "
+          "uint8 and bool tensors and 0-d uint8 and bool NumPy arrays holding 1 (True) or 0 (False), and checks that "
+          "each is a copy (no view, another storage) of shape (1, 4, 6) or (0, 4, 6). On these tensors, on a nested "
+          "one of layout torch.strided, on a (2, 2) sparse COO one and on one on the meta device, checks that x[s], "
+          "for a NumPy scalar s of each integer type holding 0, 1 or (if signed) -1, reads as x[v] does, v being the "
+          "Python integer of that value (same shape, a view or not alike, the same _base, and on the strided CPU ones "
+          "the same storage and offset), and that x[np.bool_(True)] and x[np.bool_(False)] raise IndexError.",
+    "zh_CN": "对非嵌套、布局为 strided 的 (4, 6) CPU 张量，用每个零维掩码 m 读取 x[m]：True 和 False，以及值为 1"
+             "（True）或 0（False）的零维 uint8 和 bool 张量、零维 uint8 和 bool NumPy 数组，检查每个结果都是形状为 "
+             "(1, 4, 6) 或 (0, 4, 6) 的副本（不是视图，存储不同）。对这些张量、布局为 torch.strided 的嵌套张量、(2, 2)"
+             " 的稀疏 COO 张量和 meta 设备上的张量，检查对每种整数类型、值为 0、1 或 -1（仅有符号类型）的 NumPy 标量 "
+             "s，x[s] 的读取结果与用同值的 Python 整数 v 读取的 x[v] 相同（形状相同，同为视图或同不是视图，_base 相"
+             "同，对 strided CPU 张量还要求存储和偏移相同），并检查 x[np.bool_(True)] 和 x[np.bool_(False)] 抛出 "
+             "IndexError。",
+}, {"en": "10 0-d masks, NumPy scalars of 8 integer types (holding 0, 1 and, if signed, -1) and 2 NumPy bool scalars, "
+          "of a (4, 6) CPU tensor of each of 8 dtypes (float32, float64, int64, uint8, bool, complex64, float8_e4m3fn, "
+          "bfloat16) and of a quint8 one; the scalars also of a float32 nested tensor of layout torch.strided, a "
+          "(2, 2) float32 sparse COO CPU tensor and a (4, 6) float32 tensor on the meta device",
+    "zh_CN": "对 8 种 dtype（float32、float64、int64、uint8、bool、complex64、float8_e4m3fn、bfloat16）的 (4, 6) CPU "
+             "张量和一个 quint8 张量，10 种零维掩码、8 种整数类型的 NumPy 标量（值为 0、1，有符号类型还有 -1）和 "
+             "2 个 NumPy bool 标量；这些标量还用于布局为 torch.strided 的 float32 嵌套张量、(2, 2) 的 float32 稀疏 "
+             "COO CPU 张量和 meta 设备上的 (4, 6) float32 张量"})
+def _numpy_zero_d_index_reads() -> Fact:
+    wrong = []
+    sources = _mask_sources()
+    for name, x in sources.items():
+        for index, rows in ZERO_D_MASKS:
+            result = x[index]
+            if result._is_view() or result.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() \
+                    or result.shape != (rows, 4, 6):
+                wrong.append(f"x[{index!r}] not a mask copy {name}")
+    sources.update(nested=_nested_strided(), sparse=torch.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(),
+                   meta=_base(torch.float32).to("meta"))
+    for name, x in sources.items():
+        wrong += [f"x[np.{scalar.__name__}({value})] {name}" for scalar in NUMPY_SCALARS for value in (0, 1, -1)
+                  if (value >= 0 or np.issubdtype(scalar, np.signedinteger))
+                  and not _reads_alike(x[scalar(value)], x[value])]
+        for flag in (True, False):
+            try:
+                x[np.bool_(flag)]
+            except IndexError:
+                continue
+            wrong.append(f"x[np.bool_({flag})] {name} did not raise")
+    return Fact(not wrong, f"reads not as stated: {wrong or 'none'}")

@@ -535,6 +535,7 @@ FACT_FLIPS = {
         "a CPU tensor refuses an index on meta", "a read through an index on meta is zeroed", "indexing returns views"),
     "negative-step-slice-raises": "negative-step slices read reversed",
     "numpy-index-read-copies": "indexing returns views",
+    "numpy-zero-d-index-reads": "indexing copies",
     "array-calls-refuse-swapped-or-flipped": "from_numpy and from_dlpack take any array",
     "batchnorm-running-statistics": "batch_norm never trains",
     "anomaly-mode-names-forward-call": "anomaly mode records nothing",

@@ -41,7 +41,8 @@ CHECKED_BY: dict[str, tuple[str, ...]] = {
     "异常检测模式": ("anomaly-mode-names-forward-call",),
     "fused 优化器": ("fused-optimizer-step-not-counted",), "worker 进程": ("dataloader-workers-are-processes",),
     "滑动统计量": ("batchnorm-running-statistics",), "基本索引": ("basic-index-read-views", "basic-index-on-meta",
-                                                                            "negative-step-slice-raises"),
+                                                                            "negative-step-slice-raises",
+                                                                            "numpy-zero-d-index-reads"),
     "保存张量的钩子": ("saved-tensor-hooks-hide-edit", "wrapped-number-saved-outside-hooks"),
 }
 

@@ -11,11 +11,10 @@ Three things read this list, so they can never disagree:
 - the wording rule (:mod:`sitetools.rules.wording`) reports a variant to avoid (原位 for 原地操作) on a Chinese
   page, outside quotation marks (a quoted article keeps its own words).
 
-:data:`sitetools.rules.wording.WORDING` holds the house words that are not terms of the glossary (最保险,
-解决办法, notebook, 单元格, 共享, 本次构建, 框内 ...): the wording rule enforces them too, but the glossary and the
-search leave them out. 内存 and 存储 are one rule that no list can hold, since the word depends on the meaning: 存储
-for torch's storage object (``untyped_storage()``, ``S1`` in the pictures, ``same storage:``), 内存 for
-memory in general (CONTRIBUTING.md, 'Typography', and the glossary say so).
+:data:`sitetools.rules.wording.WORDING` holds the house words that are not terms of the glossary (最保险, 解决办法,
+notebook, 单元格, 共享, 本次构建, 框内 ...): the wording rule enforces them, the glossary and the search leave them out.
+内存 and 存储 are a rule no list can hold (CONTRIBUTING.md, 'Typography'): 存储 for torch's storage object
+(``untyped_storage()``, ``S1`` in the pictures, ``same storage:``), 内存 for memory in general.
 """
 
 from __future__ import annotations
@@ -332,15 +331,16 @@ TERMS: tuple[Term, ...] = (
                    "nested this way returns a view on its storage (of a nested one, `x[1]` is a view while `x[0:1]` "
                    "and `x[None]` raise; of a sparse COO tensor `s`, `s[0]` is a copy, though its `_base` is `s`). A "
                    "slice with a negative step, such as `x[::-1]`, raises a `ValueError`; `x.flip(0)` reverses into a "
-                   "copy. A Python `True` or `False`, or a 0-d `uint8` or `bool` tensor, acts as a mask and returns a "
-                   "copy. A 0-d index tensor on the `meta` device makes the read raise, whatever its dtype.",
-         define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` 的零维张"
-                   "量）、步长为正的切片、`None` 和 `...` 做索引；对布局为 strided 且非嵌套的张量这样读取，得到的是视"
-                   "图，与被索引的张量共享存储（对嵌套张量，`x[1]` 是视图，`x[0:1]` 和 `x[None]` 则报错；对稀疏 COO "
-                   "张量 `s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。步长为负的切片（比如 `x[::-1]`）会抛出 "
-                   "`ValueError`；`x.flip(0)` 做反转，得到的是副本。Python 的 `True` 或 `False`，以及零维的 `uint8` "
-                   "或 `bool` 张量，则被当作掩码，读取得到副本。零维索引张量若在 `meta` 设备上，无论 dtype 是什么，用"
-                   "它读取都会报错。"),
+                   "copy. On a non-nested strided CPU tensor, `True`, `False`, 0-d `uint8` or `bool` tensors and NumPy "
+                   "arrays are masks (a copy); NumPy integer scalars (`np.uint8(1)`) are integers; `np.bool_` raises "
+                   "`IndexError`. Reading with a 0-d index tensor on the `meta` device raises, whatever its dtype.",
+         define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` 的零维张量"
+                   "）、步长为正的切片、`None` 和 `...` 做索引；对布局为 strided 且非嵌套的张量这样读取，得到的是视图，"
+                   "与被索引的张量共享存储（对嵌套张量，`x[1]` 是视图，`x[0:1]` 和 `x[None]` 则报错；对稀疏 COO 张量 "
+                   "`s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。步长为负的切片（比如 `x[::-1]`）会抛出 `ValueError`"
+                   "；`x.flip(0)` 做反转，得到的是副本。对非嵌套的 strided CPU 张量，`True`、`False` 以及零维的 `uint8`"
+                   " 或 `bool` 张量和 NumPy 数组都是掩码（得到副本），`np.uint8(1)` 这样的 NumPy 整数标量是整数，"
+                   "`np.bool_` 则抛出 `IndexError`。用 `meta` 设备上的零维索引张量读取，不论 dtype 是什么都会报错。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
          define_en="Indexing with a list of Python integers, with an int64 or int32 tensor or a NumPy integer array, "
                    "either of one dimension or more (a uint8 array or tensor is read as a mask, with a deprecation "
