@@ -23,8 +23,8 @@ NEEDS_ADDRESSES = {
     "zh_CN": "它要比较内存的起点，而每个 meta 张量的内存都从地址 0 开始",
 }
 
-#: The layouts ``a`` is given, by name: itself, and each sparse layout torch has (the compressed ones of a 1 × n
-#: matrix, in blocks of 1 × 1 for BSR and BSC).
+#: The layouts ``a`` is given, by name: itself, and each sparse layout torch has (the compressed ones of a 1×n
+#: matrix, in blocks of 1×1 for BSR and BSC).
 LAYOUTS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "strided": lambda a: a,
     "sparse COO": lambda a: a.to_sparse(),
@@ -103,7 +103,7 @@ def _copy_ways_expected(case: Case) -> dict[str, tuple[bool, bool, str | None]]:
 
 @scoped_fact("copy-ways-memory-and-graph", {
     "en": "With grad mode on, takes b = a, a.data, a.detach(), a.clone() and a.detach().clone() of a fresh a, a "
-          "itself and a in each sparse layout (COO, and CSR, CSC, BSR and BSC of a 1 × n matrix; a leaf or a "
+          "itself and a in each sparse layout (COO, and CSR, CSC, BSR and BSC of a 1×n matrix; a leaf or a "
           "Parameter stays one, an inference tensor is converted inside torch.inference_mode()), and a.data and "
           "a.detach() also under torch.no_grad() and inside torch.inference_mode(). b = a, a.data and a.detach() "
           "start where the memory of a's values starts (of a COO tensor, _values(), an internal call), a.clone() and "
@@ -112,7 +112,7 @@ def _copy_ways_expected(case: Case) -> dict[str, tuple[bool, bool, str | None]]:
           "non-leaf, a Parameter, a view of a leaf), and neither when it does not (a plain tensor, an inference "
           "tensor).",
     "zh_CN": "在梯度模式下，对新建的 a 取 b = a、a.data、a.detach()、a.clone() 和 a.detach().clone()：a 本身，以及 a "
-             "转成的各种稀疏布局（COO，以及 1 × n 矩阵的 CSR、CSC、BSR 和 BSC；叶子张量或 Parameter 转换后仍是叶子张量"
+             "转成的各种稀疏布局（COO，以及 1×n 矩阵的 CSR、CSC、BSR 和 BSC；叶子张量或 Parameter 转换后仍是叶子张量"
              "或 Parameter，推理张量在 torch.inference_mode() 里转换）；a.data 和 a.detach() 还在 torch.no_grad() "
              "下和 torch.inference_mode() 里各取一次。b = a、a.data 和 a.detach() 的起点与 a 的数值所在内存的起点相同"
              "（COO 张量比较的是内部调用 _values() 的内存），a.clone() 和 a.detach().clone() 不同；a.data 和 "
@@ -156,11 +156,11 @@ def view_storage(case: Case) -> dict[str, object]:
     "en": "Takes 8 views of a fresh a (a[1:], a[::2], a.view(3, 1), a.unsqueeze(0), a.expand(2, 3), a.narrow(0, 1, 2), "
           "a.unfold(0, 2, 1), a.as_strided((2,), (1,))): the untyped_storage() of each starts where a's does, and "
           "where its _base's does; autograd records no _base for a view of an inference tensor. Then, of a in each "
-          "sparse layout (COO, and CSR, CSC, BSR and BSC of a 1 × n matrix), untyped_storage() raises "
+          "sparse layout (COO, and CSR, CSC, BSR and BSC of a 1×n matrix), untyped_storage() raises "
           "NotImplementedError.",
     "zh_CN": "对新建的 a 取 8 个视图（a[1:]、a[::2]、a.view(3, 1)、a.unsqueeze(0)、a.expand(2, 3)、a.narrow(0, 1, 2)、"
              "a.unfold(0, 2, 1)、a.as_strided((2,), (1,))）：每个视图的 untyped_storage() 都与 a 的起点相同，也与它的 "
-             "_base 的起点相同；推理张量的视图，自动求导不记录 _base。再把 a 转成各种稀疏布局（COO，以及 1 × n 矩阵的 "
+             "_base 的起点相同；推理张量的视图，自动求导不记录 _base。再把 a 转成各种稀疏布局（COO，以及 1×n 矩阵的 "
              "CSR、CSC、BSR 和 BSC），对它调用 untyped_storage() 抛出 NotImplementedError。",
 }, lambda case: {**dict.fromkeys(VIEWS_OF_A, (True, "no _base" if case.source == "inference" else True)),
                  **{f"{SPARSE_STORAGE} {layout}": Raised("NotImplementedError") for layout in list(LAYOUTS)[1:]}},
