@@ -263,6 +263,17 @@ def _quantized_kind(dtype: torch.dtype) -> Kind | str:
         lambda t: t.int_repr().tolist()
 
 
+def _quantized_int64_copy(dtype: torch.dtype) -> str:
+    """The error type ``copy_`` from an int64 tensor raises on a fresh quantized tensor of this dtype, or
+    ``"no error"``."""
+    q = torch.quantize_per_tensor(torch.zeros(4), 0.5, 0, dtype)
+    try:
+        q.copy_(torch.full(q.shape, 1))
+    except RuntimeError as exc:
+        return type(exc).__name__
+    return "no error"
+
+
 def _detach_kinds() -> dict[str, Kind | str]:
     """Per dtype of ``torch`` (and a conj-bit view and a strided nested tensor): a kind of tensor, or why no
     in-place write exists for that dtype on the CPU."""
@@ -310,8 +321,10 @@ def _detach_kinds() -> dict[str, Kind | str]:
           "dtypes and float4_e2m1fn_x2 take copy_ from a tensor of their own dtype, and both writes are made that "
           "way, but copy_ from an int64 tensor, fill_ and an index write of a number each raise NotImplementedError "
           "on the CPU. On the packed quantized quint4x2 and quint2x4, copy_ from a tensor of the same dtype, fill_ "
-          "and an index write of a number each raise NotImplementedError on the CPU, so no edit is made; no other "
-          "dtype refuses any of these writes.",
+          "and an index write of a number each raise NotImplementedError on the CPU, so no edit is made. On every "
+          "quantized dtype (quint4x2 and quint2x4 too), copy_ from an int64 tensor raises RuntimeError, not "
+          "NotImplementedError. Apart from the refusals named here, every dtype the torch module names takes all "
+          "four of these writes.",
     "zh_CN": "在 CPU 上，对默认 strided 布局的张量 a：torch 模块列出的每种 dtype（bool、有符号和无符号整数、浮点、"
              "float8、复数和量化类型；浮点和复数类型还取一个需要梯度的叶子张量），叶子张量的复数 conj() 视图"
              "（带共轭标志），以及一个需要梯度的默认 strided 布局的嵌套张量：取 c = a.detach()，先用 copy_ 通过 c "
@@ -321,7 +334,9 @@ def _detach_kinds() -> dict[str, Kind | str]:
              "通过 t.view(torch.uint8).fill_() 进行。bits 类型和 float4_e2m1fn_x2 可以从自身 dtype 的张量 copy_，"
              "两次写入就这样进行，但从 int64 张量 copy_、fill_ 和写入一个数的索引写入在 CPU 上都抛出 "
              "NotImplementedError。对打包的量化类型 quint4x2 和 quint2x4，从同一 dtype 的张量 copy_、fill_ 和写入"
-             "一个数的索引写入在 CPU 上都抛出 NotImplementedError，不作修改；其他 dtype 对这些写入都不报错。",
+             "一个数的索引写入在 CPU 上都抛出 NotImplementedError，不作修改。对每种量化类型（包括 quint4x2 和 "
+             "quint2x4），从 int64 张量 copy_ 都抛出 RuntimeError，而不是 NotImplementedError。除了这里列出的报错，"
+             "torch 模块列出的每种 dtype 都接受这四种写入。",
 }, {"en": "every dtype of the torch module, a conj-bit view and a strided nested tensor, on the CPU",
     "zh_CN": "torch 模块的每种 dtype、一个带共轭标志的视图和一个 strided 嵌套张量，在 CPU 上"})
 def _detach_edits_reach_both_every_dtype() -> Fact:
@@ -335,12 +350,15 @@ def _detach_edits_reach_both_every_dtype() -> Fact:
     through_bytes = {name.removesuffix(" (bytes)") for name in seen if name.endswith(" (bytes)")}
     own_dtype = {name.removesuffix(" (own dtype)") for name in seen if name.endswith(" (own dtype)")}
     named = {str(d).removeprefix("torch.") for d in _torch_dtypes()}
+    int64_copies = {str(d).removeprefix("torch."): _quantized_int64_copy(d) for d in _torch_dtypes()
+                    if str(d).startswith(("torch.qint", "torch.quint"))}
     quantized_refusal = "['copy_ from its own dtype', 'fill_', 'index write of a number']"
     return Fact(all(v == (True, True, True, 2, 2) for v in edited) and set(unedited) == {"quint2x4", "quint4x2"}
                 and all(seen[name].endswith(quantized_refusal) for name in unedited)
                 and through_bytes == {name for name in named if _named_without_copy_kernel(name)}
-                and own_dtype == {name for name in named if _named_own_dtype_copy_only(name)},
+                and own_dtype == {name for name in named if _named_own_dtype_copy_only(name)}
+                and set(unedited) < set(int64_copies) and set(int64_copies.values()) == {"RuntimeError"},
                 f"(strided, write through c seen by a, write through a seen by c, moves of a._version and "
                 f"c._version) per kind: {seen}; no copy kernel (all of {list(_WRITES)} raise NotImplementedError): "
                 f"{sorted(through_bytes)}; copy_ from their own dtype, but {_ALL_BUT_OWN_COPY} raise "
-                f"NotImplementedError: {sorted(own_dtype)}")
+                f"NotImplementedError: {sorted(own_dtype)}; copy_ from int64 on each quantized dtype: {int64_copies}")

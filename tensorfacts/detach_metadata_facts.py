@@ -1,9 +1,9 @@
 """Named fact on the four in-place shape and storage calls the detach page tests (``resize_``, ``resize_as_``,
 ``set_``, ``transpose_``) on the ``detach()`` of a strided CPU tensor of every dtype the ``torch`` module names:
-each is accepted, given an argument of the tensor's own dtype, and moves the version counter the detached tensor
-shares with its source, except ``set_`` from a tensor on a quantized one; on the ``detach()`` of a nested tensor,
-whose layout is strided too, each raises. Registered on import by
-:mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+each is accepted, given an argument of the tensor's own dtype, and moves the detached tensor's version counter,
+shared with its source unless that is an inference tensor (then it moves only outside ``torch.inference_mode()``),
+except ``set_`` from a tensor on a quantized one; on the ``detach()`` of a nested tensor, whose layout is strided
+too, each raises. Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -80,11 +80,13 @@ def _run(make: Callable[[], torch.Tensor], call: Callable[[torch.Tensor], object
     return shape, after_call, (_version(a), _version(d))
 
 
-def _expected(dtype: torch.dtype, inference: bool, name: str, shape: tuple[int, ...]) -> Callable[[object], bool]:
+def _expected(dtype: torch.dtype, inference: bool, mode: str, name: str,
+              shape: tuple[int, ...]) -> Callable[[object], bool]:
     if _quantized(dtype) and name == _SET_FROM_TENSOR:
         return lambda seen: seen == "NotImplementedError"
-    if inference:  # no counter to read on a; d's own moves, or not inside the mode: not what the page says
-        return lambda seen: not isinstance(seen, str) and seen[0] == shape and seen[1][0] == seen[2][0] == "raises"
+    if inference:  # no counter to read on a; d's moves only outside the mode, inside it d stays at 0
+        moves = ((0,), (0,)) if mode == "inference_mode" else ((1,), (2,))
+        return lambda seen: seen == (shape, ("raises", *moves[0]), ("raises", *moves[1]))
     return lambda seen: seen == (shape, (1, 1), (2, 2))
 
 
@@ -166,7 +168,9 @@ def _quantized_set_from_storage(dtype: torch.dtype) -> object:
           "torch.no_grad() and inside torch.inference_mode(), and calls d.resize_(3, 2), d.resize_as_(t), d.set_(s) "
           "or d.transpose_(0, 1), t and s tensors of a's dtype, each on a fresh pair: each call gives d its new shape "
           "and moves a._version and d._version to 1, and a later set_ through d (transpose_ on a quantized d) moves "
-          "both to 2; reading a._version raises instead when a is an inference tensor. On a quantized dtype, "
+          "both to 2. When a is an inference tensor, reading a._version raises instead, and d._version moves to 1 and "
+          "2 only with grad mode on and under torch.no_grad(): inside torch.inference_mode() it stays 0 through the "
+          "call and the later edit. On a quantized dtype, "
           "d.set_(s) raises NotImplementedError, while d.set_(storage, 0, (6,), (1,)) works. When a is instead a "
           "nested tensor (its layout is torch.strided) of any dtype torch.nested.nested_tensor can make on the CPU "
           "(a plain one, one made inside torch.inference_mode() and, for a floating or complex dtype, a leaf that "
@@ -180,7 +184,9 @@ def _quantized_set_from_storage(dtype: torch.dtype) -> object:
              "d = a.detach()，在梯度模式开着时、torch.no_grad() 下和 torch.inference_mode() 里，每次换一对新的张量，"
              "调用 d.resize_(3, 2)、d.resize_as_(t)、d.set_(s) 或 d.transpose_(0, 1)，t 和 s 是 a 的 dtype 的张量："
              "每个调用都让 d 变成新的形状，让 a._version 和 d._version 变为 1，之后通过 d 再调用一次 set_"
-             "（量化的 d 则是 transpose_）让两者变为 2；a 是推理张量时，读取 a._version 则会报错。对量化类型，"
+             "（量化的 d 则是 transpose_）让两者变为 2。a 是推理张量时，读取 a._version 会报错，d._version 也只在"
+             "梯度模式开着时和 torch.no_grad() 下变为 1 和 2：在 torch.inference_mode() 里，调用和之后的修改都不"
+             "改变它，它一直是 0。对量化类型，"
              "d.set_(s) 抛出 NotImplementedError，而 d.set_(storage, 0, (6,), (1,)) 可以成功。a 换成嵌套张量"
              "（它的布局是 torch.strided）时，无论是 torch.nested.nested_tensor 在 CPU 上能创建的哪种 dtype"
              "（普通的嵌套张量、在 torch.inference_mode() 里创建的嵌套张量；浮点和复数类型还取需要梯度的叶子张量），"
@@ -203,7 +209,7 @@ def _detach_metadata_calls_every_dtype() -> Fact:
                     for name, (call, shape) in _CALLS.items():
                         seen = _run(make, call, grad_mode)
                         runs += 1
-                        if not _expected(dtype, inference, name, shape)(seen):
+                        if not _expected(dtype, inference, mode, name, shape)(seen):
                             wrong.append((str(dtype), source, mode, name, seen))
         storage = {str(dtype): _quantized_set_from_storage(dtype) for dtype in dtypes if _quantized(dtype)}
         nested_runs, nested_layouts, nested_wrong = _nested_results(dtypes)

@@ -68,26 +68,38 @@ def _index_write_raises_before_or_after_writing() -> Fact:
                 f"tensor: {inference}")
 
 
-#: The rows of the "what operations save" table that save their output, as the fact's text names them.
+#: The rows of the "what operations save" table that save their output, alone or with other tensors, as the fact's
+#: text names them.
 _OUTPUT_SAVERS = ("torch.exp(x)", "torch.sigmoid(x)", "torch.tanh(x)", "F.relu(x)", "torch.sqrt(x)",
-                  "F.softmax(x, -1)", "F.log_softmax(x, -1)")
+                  "F.softmax(x, -1)", "F.log_softmax(x, -1)", "torch.pow(x, y)", "torch.max(x)", "torch.amax(x, -1)")
+
+#: Of those, the rows that save other tensors too, with what each saves, as the fact's text says.
+_SAVE_OTHERS_TOO = {"torch.pow(x, y)": (saved_ops.INPUT, saved_ops.OPERAND, saved_ops.OUTPUT),
+                    "torch.max(x)": (saved_ops.INPUT, saved_ops.OUTPUT),
+                    "torch.amax(x, -1)": (saved_ops.INPUT, saved_ops.OUTPUT)}
 
 
 @fact("detach-edit-of-saved-output-detected", {
-    "en": "For each operation that the \"what operations save\" table shows saving its output (torch.exp, "
-          "torch.sigmoid, torch.tanh, F.relu, torch.sqrt, F.softmax and F.log_softmax), in float32 and float64: "
-          "makes a = op(x) of the table's x (a leaf that requires grad), then a.detach().mul_(10), then "
+    "en": "For each operation that the \"what operations save\" table shows saving its output, alone or with "
+          "other tensors (torch.exp, torch.sigmoid, torch.tanh, F.relu, torch.sqrt, F.softmax and F.log_softmax "
+          "save only it; torch.pow(x, y), torch.max(x) and torch.amax(x, -1) save x too, and torch.pow(x, y) also "
+          "y), in float32 and float64: makes a = op(x) (op(x, y) for torch.pow) of the table's x and y (leaves "
+          "that require grad), then a.detach().mul_(10), then "
           "(a * a).sum(), grad mode on: backward() raises the version-counter error (\"modified by an inplace "
           "operation\").",
-    "zh_CN": "对“各操作保存了哪些张量”表中保存输出的每个操作（torch.exp、torch.sigmoid、torch.tanh、F.relu、"
-             "torch.sqrt、F.softmax 和 F.log_softmax），分别在 float32 和 float64 下，在梯度模式中由表中的 x"
-             "（需要梯度的叶子张量）得到 a = op(x)，再执行 a.detach().mul_(10)，然后算 (a * a).sum()："
+    "zh_CN": "对“各操作保存了哪些张量”表中保存输出的每个操作，无论是只保存输出还是同时保存其他张量"
+             "（torch.exp、torch.sigmoid、torch.tanh、F.relu、torch.sqrt、F.softmax 和 F.log_softmax 只保存输出；"
+             "torch.pow(x, y)、torch.max(x) 和 torch.amax(x, -1) 还保存 x，torch.pow(x, y) 也保存 y），"
+             "分别在 float32 和 float64 下，在梯度模式中由表中的 x 和 y（需要梯度的叶子张量）得到 a = op(x)"
+             "（torch.pow 则是 op(x, y)），再执行 a.detach().mul_(10)，然后算 (a * a).sum()："
              "backward() 报版本计数器错误（“modified by an inplace operation”）。",
 })
 def _detach_edit_of_saved_output_detected() -> Fact:
     """A non-leaf that its own operation saved is saved before any loss uses it: an edit through detach() made then is
     an edit after the save."""
-    savers = tuple(row.code for row in saved_ops.ROWS if saved_ops.probe_saves(row) == (saved_ops.OUTPUT,))
+    saves = {row.code: saved_ops.probe_saves(row) for row in saved_ops.ROWS}
+    savers = tuple(code for code, saved in saves.items() if saved_ops.OUTPUT in saved)
+    with_others = {code: saves[code] for code in savers if saves[code] != (saved_ops.OUTPUT,)}
     caught = {}
     for dtype in (torch.float32, torch.float64):
         for code in savers:
@@ -96,8 +108,9 @@ def _detach_edit_of_saved_output_detected() -> Fact:
             a = saved_ops.run(saved_ops.BY_CODE[code], tensors)
             a.detach().mul_(10)
             caught[f"{code} {dtype}"] = VERSION_ERROR in backward_error((a * a).sum())
-    return Fact(savers == _OUTPUT_SAVERS and all(caught.values()),
-                f"rows that save their output: {savers}; backward raised the version-counter error: {caught}")
+    return Fact(savers == _OUTPUT_SAVERS and all(caught.values()) and with_others == _SAVE_OTHERS_TOO,
+                f"rows that save their output: {savers}; of them, those that save more: {with_others}; backward raised "
+                f"the version-counter error: {caught}")
 
 
 #: The routes around the version counter the "what operations save" table's note names, each adding 1 to t in place.
