@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -183,8 +184,11 @@ PATCHES: dict[str, Callable] = {
 
 
 #: The pages the ledger's rows and the guides link: the articles' pages, the version-counter page whose
-#: table the "read the values now" advice sends its reader to, and the table of what operations save.
-LINKED_LABELS = (*articles.GALLERY_LABELS, "questions-version-counter", "saved-ops-table")
+#: table the "read the values now" advice sends its reader to, the table of what operations save, and the
+#: pages the claims' notes link (``[text](ref:label)``).
+LINKED_LABELS = tuple(dict.fromkeys((*articles.GALLERY_LABELS, "questions-version-counter", "saved-ops-table", *(
+    label for claim in articles.CLAIMS for note in claim.notes.values()
+    for label in re.findall(r"\]\(ref:([\w-]+)\)", note)))))  # and the pages the notes link
 LABEL_PAGE = "\n\n".join(f"({label})=\n## Page {label}\n\nText." for label in LINKED_LABELS)
 
 
