@@ -406,7 +406,8 @@ assert torch.allclose(compiled(inputs), other(inputs)) and same_values(model, ot
 # ---------------
 #
 # The same holds for a file: a dict saved from ``model`` or from ``compiled._orig_mod`` has keys
-# without the prefix, and ``torch.load`` gives back tensors with memory of their own, which a plain
+# without the prefix, and ``torch.load`` called with the path alone, as here, gives back tensors that
+# each have memory of their own, shared neither with the model nor with each other, which a plain
 # module loads. A file saved from ``compiled.state_dict()`` keeps the prefix.
 
 for route, saved in {
@@ -419,9 +420,10 @@ for route, saved in {
     if route != "compiled.state_dict()":
         plain = make_model()
         plain.load_state_dict(loaded)
-        assert same_values(plain, model) and not same_storage(loaded["0.weight"], model[0].weight), (
-            f"{route}: a plain module loads the file, whose tensors have memory of their own"
-        )
+        others = [*model.state_dict().values(), *loaded.values()]
+        assert same_values(plain, model) and all(
+            not same_storage(t, other) for t in loaded.values() for other in others if other is not t
+        ), f"{route}: a plain module loads the file, whose tensors each have memory of their own"
 assert next(iter(loaded)) == "_orig_mod.0.weight", "a file saved from the wrapper keeps the prefix"
 
 # %%

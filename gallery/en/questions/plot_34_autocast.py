@@ -915,9 +915,10 @@ assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scal
 # Converting the model instead: ``.to(torch.bfloat16)`` and ``.half()``
 # ---------------------------------------------------------------------
 #
-# ``model.to(torch.bfloat16)`` or ``model.half()`` is not mixed precision: it converts the model
-# itself, in place. The model keeps its ``Parameter`` objects, with new low-precision memory behind
-# them; no float32 copy of the weights is left, and the gradients are low precision too.
+# ``model.to(torch.bfloat16)`` or ``model.half()`` is not mixed precision: it converts a float32 model
+# itself, in place. With the default ``torch.__future__`` settings, every ``Parameter`` of the model stays
+# the same object, with new low-precision memory behind it; no float32 weight is left in the model, and,
+# for a conversion done outside ``torch.inference_mode()``, the gradients are low precision too.
 # For a dense tensor of the four floating dtypes checked in the next cell, ``tensor.to(dtype)`` with no other
 # argument returns a new tensor, and the tensor itself when it already has that dtype.
 # :ref:`questions-module-to` shows the rest of ``module.to()`` and ``tensor.to()``.
@@ -925,15 +926,43 @@ assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scal
 for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.bfloat16), torch.bfloat16),
                              ("model.half()", lambda m: m.half(), torch.float16)):  # fmt: skip
     model = torch.nn.Linear(2, 2)
-    weight, memory = model.weight, model.weight.detach()
+    params = dict(model.named_parameters())
+    memories = {key: p.detach() for key, p in params.items()}
     returned = convert(model)
     model(torch.ones(3, 2, dtype=dtype)).sum().backward()
-    print(f"{name}: returned is model: {returned is model}  model.weight is weight: {model.weight is weight}")
-    print(f"{'':<24}  new memory: {not same_storage(model.weight, memory)}  grad: {model.weight.grad.dtype}")
-    assert returned is model and model.weight is weight and not same_storage(model.weight, memory), (
-        f"{name} returns the model, whose weight is the same Parameter on new memory"
+    print(f"{name}: returned is model: {returned is model}")
+    for key, p in model.named_parameters():
+        print(f"  {key:<6}  is the same Parameter: {p is params[key]}  new memory: "
+              f"{not same_storage(p, memories[key])}  dtype: {p.dtype}  grad: {p.grad.dtype}")
+    assert returned is model and all(p is params[key] and not same_storage(p, memories[key])
+                                     for key, p in model.named_parameters()), (
+        f"{name} returns the model, whose every parameter is the same Parameter on new memory"
     )
-    assert model.weight.dtype == model.weight.grad.dtype == dtype, f"{name}: low-precision weights and gradients"
+    assert all(p.dtype == p.grad.dtype == dtype for p in model.parameters()) and not any(
+        t.dtype == torch.float32 for t in model.state_dict().values()
+    ), f"{name}: low-precision weights and gradients, no float32 weight left"
+# sphinx_gallery_start_ignore
+for convert_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    for convert_call, convert_dtype in ((lambda cm: cm.to(torch.bfloat16), torch.bfloat16),
+                                        (lambda cm: cm.half(), torch.float16)):
+        convert_model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 1))
+        convert_params = list(convert_model.parameters())
+        convert_memories = [q.detach() for q in convert_params]
+        with convert_mode():
+            convert_returned = convert_call(convert_model)
+        assert convert_returned is convert_model and all(
+            q is q_before and not same_storage(q, q_memory) and q.dtype == convert_dtype
+            for q, q_before, q_memory in zip(convert_model.parameters(), convert_params, convert_memories, strict=True)
+        ), f"{convert_mode.__name__}: every parameter of a Sequential stays the same Parameter, on new low-precision memory"
+        assert not any(entry.dtype == torch.float32 for entry in convert_model.state_dict().values()), (
+            f"{convert_mode.__name__}: no float32 weight or buffer is left in the converted Sequential"
+        )
+        if convert_mode is not torch.inference_mode:
+            convert_model(torch.ones(3, 2, dtype=convert_dtype)).sum().backward()
+            assert all(q.grad.dtype == convert_dtype for q in convert_model.parameters()), (
+                f"{convert_mode.__name__}: every gradient of the converted Sequential is low precision"
+            )
+# sphinx_gallery_end_ignore
 
 # %%
 # Over four floating dtypes, ``t.to(dtype)`` returns ``t`` itself exactly when ``t`` already has
@@ -1030,5 +1059,5 @@ if torch.cuda.is_available():
 # ``enabled=False`` or ``cache_enabled=False``, or while ``torch.set_autocast_cache_enabled(False)``, called
 # in the region, is in force: put only the forward pass and the loss inside
 # ``torch.autocast``. ``scaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place: log
-# ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert the model's own
-# parameters, in place, and leave no float32 copy.
+# ``p.grad.clone()``. ``model.to(torch.bfloat16)`` and ``model.half()`` convert a float32 model's own
+# parameters in place and leave no float32 weight in it.

@@ -827,20 +827,48 @@ assert not torch.equal(kept, g) and kept.abs().min() > 1.0, "kept holds the scal
 # 改为转换模型本身：``.to(torch.bfloat16)`` 和 ``.half()``
 # --------------------------------------------------------
 #
-# ``model.to(torch.bfloat16)`` 或 ``model.half()`` 不是混合精度：它们原地转换模型本身。模型保留原来的 ``Parameter`` 对象，背后换成新的低精度内存；不再留有 float32 的权重，梯度也是低精度的。对下一个单元格检查的四种浮点 dtype 的稠密张量，不带其他参数的 ``tensor.to(dtype)`` 返回新张量，张量已经是那个 dtype 时返回张量本身。``module.to()`` 和 ``tensor.to()`` 的其余行为，见 :ref:`“module.to()”那一页 <questions-module-to>`。
+# ``model.to(torch.bfloat16)`` 或 ``model.half()`` 不是混合精度：它们原地转换 float32 模型本身。在默认的 ``torch.__future__`` 设置下，模型的每个 ``Parameter`` 都还是原来的对象，背后换成新的低精度内存；模型里不再留有 float32 的权重。在 ``torch.inference_mode()`` 之外转换时，梯度也是低精度的。对下一个单元格检查的四种浮点 dtype 的稠密张量，不带其他参数的 ``tensor.to(dtype)`` 返回新张量，张量已经是那个 dtype 时返回张量本身。``module.to()`` 和 ``tensor.to()`` 的其余行为，见 :ref:`“module.to()”那一页 <questions-module-to>`。
 
 for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.bfloat16), torch.bfloat16),
                              ("model.half()", lambda m: m.half(), torch.float16)):  # fmt: skip
     model = torch.nn.Linear(2, 2)
-    weight, memory = model.weight, model.weight.detach()
+    params = dict(model.named_parameters())
+    memories = {key: p.detach() for key, p in params.items()}
     returned = convert(model)
     model(torch.ones(3, 2, dtype=dtype)).sum().backward()
-    print(f"{name}: returned is model: {returned is model}  model.weight is weight: {model.weight is weight}")
-    print(f"{'':<24}  new memory: {not same_storage(model.weight, memory)}  grad: {model.weight.grad.dtype}")
-    assert returned is model and model.weight is weight and not same_storage(model.weight, memory), (
-        f"{name} returns the model, whose weight is the same Parameter on new memory"
+    print(f"{name}: returned is model: {returned is model}")
+    for key, p in model.named_parameters():
+        print(f"  {key:<6}  is the same Parameter: {p is params[key]}  new memory: "
+              f"{not same_storage(p, memories[key])}  dtype: {p.dtype}  grad: {p.grad.dtype}")
+    assert returned is model and all(p is params[key] and not same_storage(p, memories[key])
+                                     for key, p in model.named_parameters()), (
+        f"{name} returns the model, whose every parameter is the same Parameter on new memory"
     )
-    assert model.weight.dtype == model.weight.grad.dtype == dtype, f"{name}: low-precision weights and gradients"
+    assert all(p.dtype == p.grad.dtype == dtype for p in model.parameters()) and not any(
+        t.dtype == torch.float32 for t in model.state_dict().values()
+    ), f"{name}: low-precision weights and gradients, no float32 weight left"
+# sphinx_gallery_start_ignore
+for convert_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    for convert_call, convert_dtype in ((lambda cm: cm.to(torch.bfloat16), torch.bfloat16),
+                                        (lambda cm: cm.half(), torch.float16)):
+        convert_model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.BatchNorm1d(3), torch.nn.Linear(3, 1))
+        convert_params = list(convert_model.parameters())
+        convert_memories = [q.detach() for q in convert_params]
+        with convert_mode():
+            convert_returned = convert_call(convert_model)
+        assert convert_returned is convert_model and all(
+            q is q_before and not same_storage(q, q_memory) and q.dtype == convert_dtype
+            for q, q_before, q_memory in zip(convert_model.parameters(), convert_params, convert_memories, strict=True)
+        ), f"{convert_mode.__name__}: every parameter of a Sequential stays the same Parameter, on new low-precision memory"
+        assert not any(entry.dtype == torch.float32 for entry in convert_model.state_dict().values()), (
+            f"{convert_mode.__name__}: no float32 weight or buffer is left in the converted Sequential"
+        )
+        if convert_mode is not torch.inference_mode:
+            convert_model(torch.ones(3, 2, dtype=convert_dtype)).sum().backward()
+            assert all(q.grad.dtype == convert_dtype for q in convert_model.parameters()), (
+                f"{convert_mode.__name__}: every gradient of the converted Sequential is low precision"
+            )
+# sphinx_gallery_end_ignore
 
 # %%
 # 在四种浮点 dtype 之间，只有 ``t`` 已经是 ``dtype`` 时，``t.to(dtype)`` 才返回 ``t`` 本身，其余情况都返回一个有自己内存的新张量。
@@ -919,4 +947,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在 ``cache_enabled=True`` 下（这是顶层区域的默认值），autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束（除非 ``torch.clear_autocast_cache()`` 提前清空了缓存），所以区域内的优化器更新，同一区域里之后的前向传播看不到（也有例外，比如 ``torch.inference_mode()`` 下的前向传播，嵌套在其中、设了 ``enabled=False`` 或 ``cache_enabled=False`` 的 ``torch.autocast`` 里的前向传播，以及在区域内用 ``torch.set_autocast_cache_enabled(False)`` 关掉缓存期间的前向传播）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换模型自己的参数，不留 float32 的副本。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在 ``cache_enabled=True`` 下（这是顶层区域的默认值），autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束（除非 ``torch.clear_autocast_cache()`` 提前清空了缓存），所以区域内的优化器更新，同一区域里之后的前向传播看不到（也有例外，比如 ``torch.inference_mode()`` 下的前向传播，嵌套在其中、设了 ``enabled=False`` 或 ``cache_enabled=False`` 的 ``torch.autocast`` 里的前向传播，以及在区域内用 ``torch.set_autocast_cache_enabled(False)`` 关掉缓存期间的前向传播）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换 float32 模型自己的参数，模型里不留 float32 的权重。
