@@ -516,9 +516,10 @@ assert torch.allclose(filled["params"][0], torch.full((2,), 0.8)), (
 # State made before ``model.to()``: load it again
 # -----------------------------------------------
 #
-# ``model.double()`` (like ``model.to(dtype)``) converts the parameters to a new floating-point
-# dtype: the ``Parameter`` objects stay the same, but their data moves to new memory (parameters
-# that already have that dtype keep their memory). The optimizer keeps those objects, but its
+# When ``model.double()`` or ``model.to(dtype)`` converts a floating-point parameter that is a plain
+# dense tensor on the CPU (like this model's, not sparse, nested or mkldnn) to another floating-point
+# dtype, the ``Parameter`` object stays the same, but its data moves to new memory; such a parameter
+# that already has that dtype keeps its memory. The optimizer keeps those objects, but its
 # state is not converted: Adam's ``exp_avg`` stays as it was, and here the next ``step()``
 # raises. ``optimizer.load_state_dict`` casts the state tensors it loads (all but the ``step``
 # count) to the dtype of each floating-point parameter, so for a floating-point model loading the
@@ -603,7 +604,8 @@ net(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
 net_optimizer.step()
 assert net_optimizer.state[net.weight]["sum"].dtype == torch.float32, (
     "Adagrad made before model.double(): its state stays float32 after a step")
-floats = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+floats = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.float8_e5m2, torch.float8_e4m3fn,
+          torch.float8_e5m2fnuz, torch.float8_e4m3fnuz) + ((torch.float8_e8m0fnu,) if torch.__version__ >= "2.7" else ())
 for from_dtype in floats:
     for to_dtype, convert in ((torch.float64, torch.nn.Module.double), *((d, lambda m, d=d: m.to(d)) for d in floats),
                               *((d, lambda m, d=d: m.to(dtype=d, non_blocking=True)) for d in floats)):
@@ -615,6 +617,21 @@ for from_dtype in floats:
                    for p, q, old in zip(net.parameters(), net_params, net_before, strict=True)), (
             "model.double() and model.to(dtype) keep the Parameter objects and move their data to new memory "
             "exactly when the floating-point dtype changes")
+for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    for make in (lambda: torch.nn.Linear(2, 1), torch.inference_mode()(lambda: torch.nn.Linear(2, 1)),
+                 lambda: torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2), requires_grad=False)])):
+        for to_dtype, convert in ((torch.float64, torch.nn.Module.double), *((d, lambda m, d=d: m.to(d))
+                                                                             for d in (torch.float32, torch.float64))):
+            net = make()
+            net_params = list(net.parameters())
+            net_before = [param.detach() for param in net_params]
+            with mode():
+                convert(net)
+            assert all(p is q and p.dtype == to_dtype and same_storage(q, old) == (to_dtype == torch.float32)
+                       for p, q, old in zip(net.parameters(), net_params, net_before, strict=True)), (
+                "model.double() and model.to(dtype) keep the Parameter objects and move their data to new memory "
+                "exactly when the dtype changes, also under torch.no_grad() and in torch.inference_mode(), for a "
+                "Parameter that does not require grad and for one made in torch.inference_mode()")
 net = torch.nn.Linear(2, 1)
 net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
 cpu_weight = net.weight

@@ -240,9 +240,7 @@ assert a._version == 1, "one in-place edit of a: x += 1 inside add_one_in_place"
 # sphinx_gallery_end_ignore
 
 # %%
-# 有些这样的原地操作会被 torch 拒绝。在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时，``add_one_in_place`` 遇到需要梯度的叶子张量（leaf tensor），包括 ``Parameter``，会报错，张量保持原样。
-# :fact:`leaf-refuses-inplace`
-# 遇到推理张量（inference tensor，即在 ``torch.inference_mode()`` 里创建的张量）也会报错，但报错时已经写完了：调用者的张量照样被改了（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。
+# 有些这样的原地操作会被 torch 拒绝。在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时，``add_one_in_place`` 遇到需要梯度的叶子张量（leaf tensor），包括 ``Parameter``，会报错，张量保持原样。:fact:`leaf-refuses-inplace`\ 遇到推理张量（inference tensor，即在 ``torch.inference_mode()`` 里创建的张量）也会报错，但报错时已经写完了：调用者的张量照样被改了（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。
 
 leaf = torch.zeros(3, requires_grad=True)
 weight = torch.nn.Parameter(torch.zeros(3))

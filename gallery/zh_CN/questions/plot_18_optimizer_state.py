@@ -475,7 +475,7 @@ assert torch.allclose(filled["params"][0], torch.full((2,), 0.8)), (
 # ``model.to()`` 之前建的状态：再加载一次
 # ---------------------------------------
 #
-# ``model.double()`` 和 ``model.to(dtype)`` 一样，把参数转换成另一种浮点 dtype 时，``Parameter`` 对象不变，但它们的数据换到了新的内存里（已经是这种 dtype 的参数则留在原来的内存里）。优化器拿着的仍是这些对象，但它的状态不会跟着转换：Adam 的 ``exp_avg`` 保持原样，这里下一次 ``step()`` 就报错了。``optimizer.load_state_dict`` 会把加载的状态张量（``step`` 计数除外）转换成各个浮点参数的 dtype，所以对浮点模型，把优化器自己的 ``state_dict()`` 再加载一次，就完成了转换。更简单的顺序是在优化器第一次 ``step()`` 之前就转换模型，而且要在创建 ``Adagrad`` 之前转换，因为它在创建时就建好了状态，正如 :ref:`“module.to()”那一页 <questions-module-to>` 所建议的。换到 ``meta`` 则不同：模型得到新的 ``Parameter`` 对象，所以要在换设备之后再创建优化器。
+# ``model.double()`` 或 ``model.to(dtype)`` 把 CPU 上普通稠密张量形式的浮点参数（比如这个模型的参数，而不是稀疏、嵌套或 mkldnn 张量）转换成另一种浮点 dtype 时，``Parameter`` 对象不变，但它的数据换到了新的内存里；这样的参数如果已经是这种 dtype，就留在原来的内存里。优化器拿着的仍是这些对象，但它的状态不会跟着转换：Adam 的 ``exp_avg`` 保持原样，这里下一次 ``step()`` 就报错了。``optimizer.load_state_dict`` 会把加载的状态张量（``step`` 计数除外）转换成各个浮点参数的 dtype，所以对浮点模型，把优化器自己的 ``state_dict()`` 再加载一次，就完成了转换。更简单的顺序是在优化器第一次 ``step()`` 之前就转换模型，而且要在创建 ``Adagrad`` 之前转换，因为它在创建时就建好了状态，正如 :ref:`“module.to()”那一页 <questions-module-to>` 所建议的。换到 ``meta`` 则不同：模型得到新的 ``Parameter`` 对象，所以要在换设备之后再创建优化器。
 
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
@@ -552,7 +552,8 @@ net(torch.ones(1, 2, dtype=torch.float64)).sum().backward()
 net_optimizer.step()
 assert net_optimizer.state[net.weight]["sum"].dtype == torch.float32, (
     "Adagrad made before model.double(): its state stays float32 after a step")
-floats = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+floats = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.float8_e5m2, torch.float8_e4m3fn,
+          torch.float8_e5m2fnuz, torch.float8_e4m3fnuz) + ((torch.float8_e8m0fnu,) if torch.__version__ >= "2.7" else ())
 for from_dtype in floats:
     for to_dtype, convert in ((torch.float64, torch.nn.Module.double), *((d, lambda m, d=d: m.to(d)) for d in floats),
                               *((d, lambda m, d=d: m.to(dtype=d, non_blocking=True)) for d in floats)):
@@ -564,6 +565,21 @@ for from_dtype in floats:
                    for p, q, old in zip(net.parameters(), net_params, net_before, strict=True)), (
             "model.double() and model.to(dtype) keep the Parameter objects and move their data to new memory "
             "exactly when the floating-point dtype changes")
+for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+    for make in (lambda: torch.nn.Linear(2, 1), torch.inference_mode()(lambda: torch.nn.Linear(2, 1)),
+                 lambda: torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2), requires_grad=False)])):
+        for to_dtype, convert in ((torch.float64, torch.nn.Module.double), *((d, lambda m, d=d: m.to(d))
+                                                                             for d in (torch.float32, torch.float64))):
+            net = make()
+            net_params = list(net.parameters())
+            net_before = [param.detach() for param in net_params]
+            with mode():
+                convert(net)
+            assert all(p is q and p.dtype == to_dtype and same_storage(q, old) == (to_dtype == torch.float32)
+                       for p, q, old in zip(net.parameters(), net_params, net_before, strict=True)), (
+                "model.double() and model.to(dtype) keep the Parameter objects and move their data to new memory "
+                "exactly when the dtype changes, also under torch.no_grad() and in torch.inference_mode(), for a "
+                "Parameter that does not require grad and for one made in torch.inference_mode()")
 net = torch.nn.Linear(2, 1)
 net_optimizer = torch.optim.Adam(net.parameters(), lr=0.1)
 cpu_weight = net.weight
