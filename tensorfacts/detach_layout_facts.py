@@ -129,17 +129,24 @@ def _sparse(layout: str) -> torch.Tensor:
         return torch.tensor([[1.0, 2.0], [3.0, 0.0]]).to_sparse_csr().requires_grad_()
 
 
-def _edit_seen(layout: str, name: str, through_detach: bool) -> tuple[bool, bool, int, int]:
+def _values_at(t: torch.Tensor) -> int:
+    """Where a sparse tensor's values start (``_values()`` of a COO tensor, ``values()`` of a CSR one)."""
+    return (t._values() if t.layout == torch.sparse_coo else t.values()).data_ptr()
+
+
+def _edit_seen(layout: str, name: str, through_detach: bool) -> tuple[bool, bool, tuple[bool, bool], int, int]:
     """One edit through ``c = a.detach()`` (or through ``a``, under ``torch.no_grad()``) of a fresh sparse ``a``:
-    whether the other tensor sees it, whether the two still hold their values in one memory (COO only), and both
-    ``_version`` values after it."""
+    whether the other tensor sees it, whether the two still hold their values in one memory (COO only), whether the
+    edited tensor's values and the other's moved to new memory, and both ``_version`` values after it."""
     a = _sparse(layout)
     c = a.detach()
     edited, other = (c, a) if through_detach else (a, c)
+    before = (_values_at(edited), _values_at(other))
     with torch.no_grad():
         COO_EDITS[name](edited)
-    one_memory = layout != "COO" or a._values().data_ptr() == c._values().data_ptr()
-    return torch.equal(other.to_dense(), edited.to_dense()), one_memory, a._version, c._version
+    moved = (_values_at(edited) != before[0], _values_at(other) != before[1])
+    one_memory = layout != "COO" or _values_at(a) == _values_at(c)
+    return torch.equal(other.to_dense(), edited.to_dense()), one_memory, moved, a._version, c._version
 
 
 @fact("detach-sparse-coo-edit-not-shared", {
@@ -162,12 +169,13 @@ def _detach_sparse_coo_edit_not_shared() -> Fact:
     shared_at_first = a._values().data_ptr() == a.detach()._values().data_ptr()
     seen = {f"{name} through {'c' if through_detach else 'a'}": _edit_seen("COO", name, through_detach)
             for name in COO_EDITS for through_detach in (True, False)}
-    unseen = all(seen[f"{name} through {who}"] == (False, False, 1, 1) for name in COO_NOT_SHARED for who in "ca")
-    div_seen = all(seen[f"div_(2) through {who}"] == (True, True, 1, 1) for who in "ca")
+    unseen = all(seen[f"{name} through {who}"] == (False, False, (True, False), 1, 1)
+                 for name in COO_NOT_SHARED for who in "ca")
+    div_seen = all(seen[f"div_(2) through {who}"] == (True, True, (False, False), 1, 1) for who in "ca")
     csr = {name: _edit_seen("CSR", name, True)[0] for name in ("mul_(2)", "zero_()")}
     return Fact(shared_at_first and unseen and div_seen and all(csr.values()),
                 f"values shared at first: {shared_at_first}; (seen by the other, values still in one memory, "
-                f"a._version, c._version) per COO edit: "
+                f"(edited tensor's values moved, other's moved), a._version, c._version) per COO edit: "
                 f"{seen}; CSR edits through c seen by a: {csr}")
 
 

@@ -65,7 +65,8 @@ def _warned_as_stated(row: view_ops.Row, warned: list[tuple[type[Warning], str]]
 
 
 @fact("grad-off-view-refuses-index-write-in-grad-mode", {
-    "en": f"For each of the {len(GRAD_VIEWS)} view operations of the views table but a.detach() and s.indices() "
+    "en": f"For each of the {len(GRAD_VIEWS)} view operations left in the views table once a.detach() and "
+          "s.indices() are taken out "
           "(indexing, view(shape), view_as, t(), transpose, permute, narrow, select, expand, unbind, split, chunk, "
           "diagonal, unfold, as_strided, real, view_as_real, the sparse tensor's values() ...), takes a view v of a "
           "source that requires grad, a leaf and again a non-leaf (the leaf times 1), under torch.no_grad() and "

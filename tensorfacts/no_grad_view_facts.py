@@ -230,7 +230,8 @@ def inference_view_runs(copy: str) -> tuple[int, list[str]]:
 
 
 @fact("clone-of-no-grad-view-passes-no-gradient", {
-    "en": f"For each of the {len(GRAD_VIEWS)} view operations of the views table but a.detach() and s.indices() "
+    "en": f"For each of the {len(GRAD_VIEWS)} view operations left in the views table once a.detach() and "
+          "s.indices() are taken out "
           "(indexing, view, t(), transpose, expand, split, unbind, diagonal, as_strided, real, view_as_real, the "
           "sparse tensor's values() ...), takes u, the view of a source that requires grad, under torch.no_grad(), "
           "again under torch.inference_mode(), again under torch.set_grad_enabled(False) and again inside "
