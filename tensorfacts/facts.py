@@ -334,5 +334,6 @@ from tensorfacts import (  # noqa: E402, F401
     table_facts,
     table_note_facts,
     trainable_copy_facts,
+    unsafe_piece_facts,
     vjp_facts,  # noqa: E402, F401
 )

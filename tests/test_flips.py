@@ -425,6 +425,8 @@ MUTANTS = {
     "copy.copy takes every tensor": lambda: mock.patch.object(torch.Tensor, "__copy__", lambda self: self.detach(),
                                                               create=True),
     "a sparse tensor's mul_ writes into its values": lambda: Override(mul_=_sparse_mul_into_values),
+    "unsafe_chunk and unsafe_split return views": lambda: Override(
+        unsafe_chunk=lambda f, a, k: a[0].chunk(*a[1:], **k), unsafe_split=lambda f, a, k: a[0].split(*a[1:], **k)),
     "unfold() and as_strided() copy": lambda: Override(
         **dict.fromkeys(("unfold", "as_strided"), lambda f, a, k: call(f, a, k).clone())),
 }
@@ -546,6 +548,8 @@ FACT_FLIPS = {
     "broadcast-matmul-saves-copy": "matmul broadcasts by views of its operands",
     "version-counter-shared-by-views-and-detach": "detach copies",
     "unsafe-split-shares-memory-not-counter": "detach copies",
+    "unsafe-pieces-own-counter-every-dtype": ("unsafe_chunk and unsafe_split return views",
+                                              "every tensor has a version counter"),
     "alias-calls-share-memory": "from_dlpack copies",
     "no-grad-view-operations-pass-no-gradient": "indexing is recorded under no_grad",
     "index-write-raises-before-or-after-writing": "index writes refuse inference tensors before writing",

@@ -364,11 +364,13 @@ print("bias same storage as flat:", same_storage(layer.bias, flat))
 assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.item() == 30.0, "the model follows flat"
 
 # %%
-# ``unsafe_chunk`` and ``unsafe_split`` are two more routes around the counter, outside the table. On a strided
-# CPU tensor, unlike ``chunk()`` and ``split()``, which return views, they return pieces that share the tensor's
-# memory but are not views (``_is_view()`` is ``False``), each with a counter of its own: an edit through a piece
-# leaves the tensor's counter where it was, and after such an edit under ``torch.no_grad()``, ``backward()`` runs on
-# the edited values without an error.
+# ``unsafe_chunk`` and ``unsafe_split`` are two more routes around the counter, outside the table. Called outside
+# ``torch.inference_mode()`` on a strided CPU tensor that is neither nested nor an inference tensor, unlike
+# ``chunk()`` and ``split()``, which return views, they return pieces that share the tensor's memory but are not
+# views (``_is_view()`` is ``False``), each with a counter of its own: an edit through a piece leaves the tensor's
+# counter where it was, and after such an edit of the float32 leaf ``weights`` below under ``torch.no_grad()``,
+# ``backward()`` runs on the edited values without an error. An inference tensor's pieces, like the tensor, have no
+# counter. :fact:`unsafe-pieces-own-counter-every-dtype`
 
 weights = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
 loss = (weights * weights).sum()
@@ -391,12 +393,10 @@ assert same_storage(piece, grid) and not piece._is_view() and (grid._version, pi
 # sphinx_gallery_start_ignore
 assert grid[0, 0].item() == 1.0 and grid[1, 0].item() == 4.0, "the edit of the piece changed grid's values"
 assert weights.chunk(2)[0]._is_view() and grid.split(1, dim=1)[0]._is_view(), "chunk() and split() give views"
-with torch.inference_mode():
-    inference_grid_ = torch.arange(6.0).reshape(2, 3)
-for whole_ in (grid, grid.long(), grid.to(torch.complex64), inference_grid_, weights):
+for whole_ in (grid, grid.long(), grid.to(torch.complex64), weights):
     pieces_ = whole_.unsafe_chunk(2) + whole_.unsafe_split(1, dim=-1)
     assert all(same_storage(q, whole_) and not q._is_view() for q in pieces_), (
-        "unsafe_chunk and unsafe_split: pieces on the memory, not views, for each dtype and an inference tensor")
+        "unsafe_chunk and unsafe_split: pieces on the memory, not views, for each dtype and a leaf")
 # sphinx_gallery_end_ignore
 
 # %%

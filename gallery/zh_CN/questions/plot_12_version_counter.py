@@ -346,7 +346,7 @@ print("bias same storage as flat:", same_storage(layer.bias, flat))
 assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.item() == 30.0, "the model follows flat"
 
 # %%
-# ``unsafe_chunk`` 和 ``unsafe_split`` 是绕过计数器的另外两条途径，不在表中。对布局为 strided 的 CPU 张量，``chunk()`` 和 ``split()`` 返回视图（view），这两个方法则不同：返回的各块与原张量共享内存，却不是视图（``_is_view()`` 为 ``False``），各有自己的计数器。经由其中一块修改，原张量的计数器不动；在 ``torch.no_grad()`` 下这样修改之后，``backward()`` 照常运行，用的是修改后的数值，不报错。
+# ``unsafe_chunk`` 和 ``unsafe_split`` 是绕过计数器的另外两条途径，不在表中。在 ``torch.inference_mode()`` 之外，对布局为 strided、既不是嵌套张量也不是推理张量（inference tensor）的 CPU 张量调用时，``chunk()`` 和 ``split()`` 返回视图（view），这两个方法则不同：返回的各块与原张量共享内存，却不是视图（``_is_view()`` 为 ``False``），各有自己的计数器。经由其中一块修改，原张量的计数器不动；在 ``torch.no_grad()`` 下这样修改下面 float32 的叶子张量 ``weights`` 之后，``backward()`` 照常运行，用的是修改后的数值，不报错。推理张量的各块和推理张量本身一样，没有计数器。:fact:`unsafe-pieces-own-counter-every-dtype`
 
 weights = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
 loss = (weights * weights).sum()
@@ -369,12 +369,10 @@ assert same_storage(piece, grid) and not piece._is_view() and (grid._version, pi
 # sphinx_gallery_start_ignore
 assert grid[0, 0].item() == 1.0 and grid[1, 0].item() == 4.0, "the edit of the piece changed grid's values"
 assert weights.chunk(2)[0]._is_view() and grid.split(1, dim=1)[0]._is_view(), "chunk() and split() give views"
-with torch.inference_mode():
-    inference_grid_ = torch.arange(6.0).reshape(2, 3)
-for whole_ in (grid, grid.long(), grid.to(torch.complex64), inference_grid_, weights):
+for whole_ in (grid, grid.long(), grid.to(torch.complex64), weights):
     pieces_ = whole_.unsafe_chunk(2) + whole_.unsafe_split(1, dim=-1)
     assert all(same_storage(q, whole_) and not q._is_view() for q in pieces_), (
-        "unsafe_chunk and unsafe_split: pieces on the memory, not views, for each dtype and an inference tensor")
+        "unsafe_chunk and unsafe_split: pieces on the memory, not views, for each dtype and a leaf")
 # sphinx_gallery_end_ignore
 
 # %%

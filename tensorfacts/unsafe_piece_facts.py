@@ -1,0 +1,116 @@
+"""Named fact on the pieces of ``unsafe_chunk`` and ``unsafe_split`` of a strided CPU tensor that is not nested, as
+the version-counter page states it: called outside ``torch.inference_mode()``, they return pieces on the tensor's
+memory that are not views; on a tensor that is not an inference tensor, where ``chunk()`` and ``split()`` return
+views, each piece has a counter of its own, which an edit through it moves while the tensor's stays; an inference
+tensor's pieces have no counter. Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a
+fact is.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import torch
+
+from tensorfacts.fact_registry import Fact, fact
+
+#: The calls on the 2×4 tensor ``t``, each returning two pieces, and the same call without ``unsafe_``.
+_CALLS: dict[str, tuple[Callable[[torch.Tensor], tuple[torch.Tensor, ...]], Callable]] = {
+    "unsafe_chunk(2)": (lambda t: t.unsafe_chunk(2), lambda t: t.chunk(2)),
+    "unsafe_chunk(2, dim=-1)": (lambda t: t.unsafe_chunk(2, dim=-1), lambda t: t.chunk(2, dim=-1)),
+    "unsafe_split(1)": (lambda t: t.unsafe_split(1), lambda t: t.split(1)),
+    "unsafe_split(2, dim=-1)": (lambda t: t.unsafe_split(2, dim=-1), lambda t: t.split(2, dim=-1)),
+}
+#: The grad modes the pieces are made in (outside torch.inference_mode()) and the modes an edit is made in.
+_MADE_IN = {"grad mode on": torch.enable_grad, "no_grad": torch.no_grad}
+_EDITED_IN = {**_MADE_IN, "inference_mode": torch.inference_mode}
+
+
+def _make(dtype: torch.dtype) -> torch.Tensor:
+    if str(dtype).startswith(("torch.qint", "torch.quint")):
+        return torch.quantize_per_tensor(torch.zeros(2, 4), 0.5, 0, dtype)
+    return torch.empty(2, 4, dtype=dtype)
+
+
+def _sources(dtype: torch.dtype) -> dict[str, Callable[[], torch.Tensor]]:
+    """A 2×4 tensor of this dtype, a view of one, one made inside ``torch.inference_mode()`` and, for a floating or
+    complex dtype, a leaf that requires grad."""
+
+    def in_inference_mode() -> torch.Tensor:
+        with torch.inference_mode():
+            return _make(dtype)
+
+    sources = {"tensor": lambda: _make(dtype), "view": lambda: _make(dtype)[:, :],
+               "inference tensor": in_inference_mode}
+    if dtype.is_floating_point or dtype.is_complex:
+        sources["leaf that requires grad"] = lambda: _make(dtype).requires_grad_()
+    return sources
+
+
+def _version(t: torch.Tensor) -> object:
+    try:
+        return t._version
+    except RuntimeError as exc:
+        return "none" if "do not track version counter" in str(exc) else f"raises: {exc}"
+
+
+def _piece_run(make: Callable[[], torch.Tensor], calls: tuple, made_in, edited_in) -> tuple:
+    """``(shares and not a view, the safe call gives views, piece's counter, (t's, piece's) counters after copy_
+    of the piece from a clone of itself in ``edited_in``, or the edit's error type)``."""
+    t = make()
+    with made_in():
+        piece = calls[0](t)[0]
+        views = all(q._is_view() for q in calls[1](t))
+    shared = piece.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() and not piece._is_view()
+    before = _version(piece)
+    if before == "none":
+        return shared, views, before, None
+    t_before = t._version
+    try:
+        with edited_in():
+            piece.copy_(piece.detach().clone())
+    except NotImplementedError:
+        return shared, views, before, "NotImplementedError"
+    return shared, views, before, (t._version - t_before, piece._version - before)
+
+
+@fact("unsafe-pieces-own-counter-every-dtype", {
+    "en": "For every dtype the torch module names, on a 2×4 CPU tensor t, a view of one, one made inside "
+          "torch.inference_mode() and (floating and complex dtypes) a leaf that requires grad: with grad mode on and "
+          "under torch.no_grad(), the first piece of t." + ", t.".join(_CALLS) + " shares t's memory and is not a "
+          "view (_is_view() is False); the piece of an inference tensor has no _version (reading it raises); on "
+          "the other sources the same calls without unsafe_ give views, and the piece then takes "
+          "piece.copy_(piece.detach().clone()) with grad mode on, under torch.no_grad() and inside "
+          "torch.inference_mode(), which moves the piece's _version by one and leaves t's, except where copy_ raises "
+          "NotImplementedError (dtypes with no copy kernel).",
+    "zh_CN": "对 torch 模块列出的每种 dtype，在 2×4 的 CPU 张量 t、它的视图、在 torch.inference_mode() 内创建的张量，"
+             "以及（浮点和复数 dtype）需要梯度的叶子张量上：在梯度模式开启和 torch.no_grad() 下，t."
+             + "、t.".join(_CALLS) + " 的第一块与 t 共享内存，不是视图（_is_view() 为 False）；推理张量的块没有 "
+             "_version（读取会报错）；在其余源张量上，去掉 unsafe_ 的同名调用给出视图，而这一块随后在梯度模式开启、"
+             "torch.no_grad() 下和 torch.inference_mode() 内执行 piece.copy_(piece.detach().clone())，块的 _version "
+             "前进一，t 的不动；copy_ 抛出 NotImplementedError（没有复制内核的 dtype）的除外。",
+}, {"en": f"every dtype of the torch module, four kinds of source, {len(_CALLS)} calls, two grad modes for the call "
+          "and three for the edit, on the CPU",
+    "zh_CN": f"torch 模块的每种 dtype、四种源张量、{len(_CALLS)} 种调用、调用时两种梯度模式和修改时三种，在 CPU 上"})
+def _unsafe_pieces_own_counter_every_dtype() -> Fact:
+    dtypes = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
+    wrong, counted, uncopied = [], 0, set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # complex32 and quantized tensors warn when made
+        for dtype in dtypes:
+            for source, make in _sources(dtype).items():
+                inference = make().is_inference()
+                for call_name, calls in _CALLS.items():
+                    for made, made_in in _MADE_IN.items():
+                        for edited, edited_in in _EDITED_IN.items():
+                            shared, views, before, after = _piece_run(make, calls, made_in, edited_in)
+                            uncopied |= {str(dtype)} if after == "NotImplementedError" else set()
+                            counted += after == (0, 1)
+                            if not (shared and (before == "none") == inference
+                                    and (inference or views and after in ((0, 1), "NotImplementedError"))):
+                                wrong.append((str(dtype), source, call_name, made, edited, shared, views, before,
+                                              after))
+    return Fact(not wrong and counted > 0,
+                f"{counted} edits moved the piece's counter and not t's; not as the sentence says: {wrong[:5]} "
+                f"({len(wrong)} in all); dtypes whose copy_ raised NotImplementedError: {sorted(uncopied)}")
