@@ -197,6 +197,9 @@ def _inference_leaf_clone_in_graph() -> Fact:
         m = _mkldnn_leaf(dtype, torch.zeros)
         if m is not None and (m.clone().requires_grad or m.clone().grad_fn is not None):
             wrong.append(f"mkldnn {dtype}: clone {m.clone().requires_grad}, {m.clone().grad_fn}")
+    takes = [dtype for dtype in CLONE_DTYPES if _mkldnn_leaf(dtype) is not None]
+    if takes != [torch.float32, torch.bfloat16, torch.float16]:
+        wrong.append(f"to_mkldnn() takes {takes} of the five dtypes, not float32, bfloat16 and float16")
     tried = {t.layout for leaves in (_inference_leaves(torch.float32), _inference_leaves_not_strided(torch.float32))
              for t in leaves.values()}
     layouts = {layout for layout in vars(torch).values() if isinstance(layout, torch.layout)}

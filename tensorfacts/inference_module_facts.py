@@ -98,12 +98,16 @@ def _layers() -> dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]:
 
 
 def _forward_backward(module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> str:
-    """``"raises: <first sentence>"`` if the forward pass or backward() of its output's sum raises, else whether
-    backward() left ``weight.grad`` None."""
+    """``"forward raises: <first sentence>"`` if the forward pass raises, ``"backward raises: <first sentence>"`` if
+    backward() of its output's sum does, else whether backward() left ``weight.grad`` None."""
     try:
-        module(*inputs).sum().backward()
+        out = module(*inputs)
     except RuntimeError as exc:
-        return f"raises: {str(exc).split('.')[0]}"
+        return f"forward raises: {str(exc).split('.')[0]}"
+    try:
+        out.sum().backward()
+    except RuntimeError as exc:
+        return f"backward raises: {str(exc).split('.')[0]}"
     return "weight.grad None" if module.weight.grad is None else "weight.grad set"
 
 
@@ -137,7 +141,7 @@ def _inference_module_forward_by_layer() -> Fact:
     bias_grad = layers["Linear"][0].bias.grad
     return Fact(made and seen["Linear"] == "weight.grad None" and bias_grad is not None
                 and bias_grad.tolist() == [1.0, 1.0]
-                and all(seen[name] == f"raises: {SAVED_INFERENCE}" for name in raising)
+                and all(seen[name] == f"forward raises: {SAVED_INFERENCE}" for name in raising)
                 and seen["Embedding"] == "weight.grad set" and seen["Bilinear"] == "weight.grad set",
                 f"parameters are inference tensors that require grad: {made}; forward and backward: {seen}; "
                 f"the Linear's bias.grad: {bias_grad}")

@@ -11,7 +11,7 @@ import torch
 
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.inference_facts import INPLACE_ERROR, inference_tensor
-from tensorfacts.optimizer_facts import fused_optimizers
+from tensorfacts.optimizer_facts import FUSED_OPTIMIZERS, fused_optimizers
 
 
 def _writes(edit) -> tuple[str, bool, bool]:
@@ -36,12 +36,14 @@ def _fused_step(name: str):
 @fact("inference-tensor-uncounted-kernel-writes", {
     "en": "Outside inference mode, on fresh inference tensors [1, 2, 3] that do not require grad: one step (lr 0.5, "
           "grad a tensor of ones) of each optimizer of torch.optim built with fused=True (on this torch: "
-          "Adagrad, Adam, AdamW and SGD); torch._amp_foreach_non_finite_check_and_unscale_ (GradScaler.unscale_'s "
+          + ", ".join(FUSED_OPTIMIZERS[:-1]) + " and " + FUSED_OPTIMIZERS[-1] + "; the fact fails if that list "
+          "changes); torch._amp_foreach_non_finite_check_and_unscale_ (GradScaler.unscale_'s "
           "kernel, internal) with an inverse scale of 0.5; and torch.nn.functional.batch_norm in training mode on a "
           "random (4, 3) input with the tensor as running_mean, then as running_var. None raises, each changes the "
           "values, and the tensor is still an inference tensor: mul_(10) on it then raises \"" + INPLACE_ERROR + "\".",
     "zh_CN": "在推理模式之外，对新建的、不需要梯度的推理张量 [1, 2, 3]：用 fused=True 构造的 torch.optim 里每个优化器"
-             "（在这个 torch 上是 Adagrad、Adam、AdamW 和 SGD）的一步（lr 为 0.5，梯度是全 1 张量）；"
+             "（在这个 torch 上是 " + "、".join(FUSED_OPTIMIZERS[:-1]) + " 和 " + FUSED_OPTIMIZERS[-1]
+             + "；这份名单一变，这条事实就不成立）的一步（lr 为 0.5，梯度是全 1 张量）；"
              "torch._amp_foreach_non_finite_check_and_unscale_（GradScaler.unscale_ 用的内核，属内部函数），"
              "逆缩放因子为 0.5；以及训练模式下的 torch.nn.functional.batch_norm，输入是随机的 (4, 3) 张量，"
              "先把这个张量当作 running_mean，再当作 running_var。都不报错，每一个都改变了数值，张量仍是推理张量："
@@ -51,7 +53,8 @@ def _inference_tensor_uncounted_kernel_writes() -> Fact:
     """Kernels that move no version counter write an inference tensor outside the mode without raising."""
     generator = torch.Generator().manual_seed(0)
     x = torch.randn(4, 3, generator=generator)
-    edits = {f"{name}(fused=True).step()": _fused_step(name) for name in fused_optimizers()}
+    found = fused_optimizers()
+    edits = {f"{name}(fused=True).step()": _fused_step(name) for name in found}
     edits["unscale kernel"] = lambda a: torch._amp_foreach_non_finite_check_and_unscale_(
         [a], torch.zeros(1), torch.full((1,), 0.5))
     edits["batch_norm, running_mean"] = lambda a: torch.nn.functional.batch_norm(
@@ -60,7 +63,9 @@ def _inference_tensor_uncounted_kernel_writes() -> Fact:
         x, torch.zeros(3), a, training=True, momentum=0.5)
     seen = {name: _writes(edit) for name, edit in edits.items()}
     after = {name: _writes(lambda a, edit=edit: (edit(a), a.mul_(10)))[0] for name, edit in edits.items()}
-    return Fact(len(seen) > 3 and all(outcome == ("no error", True, True) for outcome in seen.values())
+    return Fact(tuple(found) == FUSED_OPTIMIZERS and len(seen) > 3
+                and all(outcome == ("no error", True, True) for outcome in seen.values())
                 and all(error == INPLACE_ERROR for error in after.values()),
+                f"accept fused=True: {', '.join(found)}; "
                 f"(error, values changed, still an inference tensor) per kernel: {seen}; "
                 f"mul_(10) after each kernel: {after}")

@@ -84,10 +84,10 @@ READ_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torc
 @contextlib.contextmanager
 def _filling_uninitialized_memory() -> Iterator[None]:
     """torch's deterministic mode with ``fill_uninitialized_memory``: every uninitialized allocation (``torch.empty``)
-    is filled, NaN for a floating or complex dtype and the largest value for an integer one; both settings are put
-    back as they were. The mode is switched by ``torch._C._set_deterministic_algorithms``, the half of
-    ``torch.use_deterministic_algorithms`` that sets it in torch's core: the other half imports ``torch._inductor``
-    to set its config (seconds, and a module the pages, which run in the same process, must not see)."""
+    is filled with a fixed value; both settings are put back as they were. The mode is switched by
+    ``torch._C._set_deterministic_algorithms``, the half of ``torch.use_deterministic_algorithms`` that sets it in
+    torch's core: the other half imports ``torch._inductor`` to set its config (seconds, and a module the pages,
+    which run in the same process, must not see)."""
     before = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
               torch.utils.deterministic.fill_uninitialized_memory)
     torch._C._set_deterministic_algorithms(True)
@@ -123,7 +123,7 @@ def _as_bytes(t: torch.Tensor) -> torch.Tensor:
           "+ x.shape[1:]; run again with torch's deterministic algorithms on (the switch "
           "torch.use_deterministic_algorithms(True) sets in torch's core) and "
           "torch.utils.deterministic.fill_uninitialized_memory True (both put back after), its bytes are those "
-          "torch.empty of that shape and dtype is filled with (NaN, or an integer dtype's largest value) and not "
+          "torch.empty of that shape and dtype is filled with, and not "
           "those of x[the same positions on the CPU]: its memory is a fresh allocation, never written from x.",
     "zh_CN": "对稠密的 CPU 张量 x 和 meta 设备上不存数值的 int64 或 int32 索引张量 "
              "idx（形状为 (2,) 或 (2, 2)）读取 x[idx]：不报错，返回 CPU 上 dtype "
@@ -131,7 +131,7 @@ def _as_bytes(t: torch.Tensor) -> torch.Tensor:
              "的确定性算法（torch.use_deterministic_algorithms(True) "
              "在 torch 核心中设置的开关）且 torch.utils.deterministic.fill_uninitialized_memory "
              "为 True 时（事后两者都恢复原状）再读一次，结果的字节与 torch.empty 按同样形状和 "
-             "dtype 填充的值（NaN，整数 dtype 则是其最大值）相同，而与在 CPU 上按同样位置读取的 "
+             "dtype 填入的字节相同，而与在 CPU 上按同样位置读取的 "
              "x 不同：结果的内存是新分配的，从未从 x 写入。",
 }, {"en": "x of 17 dtypes (float16, bfloat16, float32, float64, float8_e4m3fn, float8_e5m2, complex64, complex128, "
           "int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool), of shapes (4,) and (4, 3), plain, "

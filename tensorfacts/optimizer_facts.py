@@ -181,13 +181,14 @@ def _kernel_writes_not_counted() -> Fact:
     norms = {}
     for name, bn, x in batch_norm_cases():
         v = torch.ones(3, dtype=x.dtype, requires_grad=True)
-        stats = (bn.running_mean, bn.running_var)
+        stats, old_var = (bn.running_mean, bn.running_var), bn.running_var.clone()
         loss = (v * bn.running_mean).sum()  # saves running_mean (zeros)
         versions = (bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version)
         bn(x)
         after = (bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version)
         error = backward_error(loss)
-        updated = bn.running_mean is stats[0] and bn.running_var is stats[1] and bool(bn.running_mean.abs().sum() > 0)
+        updated = (bn.running_mean is stats[0] and bn.running_var is stats[1] and bool(bn.running_mean.abs().sum() > 0)
+                   and not torch.equal(bn.running_var, old_var))
         norms[name] = (after[:2] == versions[:2] and after[2] > versions[2] and updated and not error
                        and v.grad is not None and torch.equal(v.grad, bn.running_mean))
     noticed = [name for name, silent in norms.items() if not silent]

@@ -183,8 +183,9 @@ LEAF_VIEW_INPLACE = "a view of a leaf Variable that requires grad is being used 
           "and, made by reshape(), a view), and calls F.relu(x, inplace=True) with grad mode on: it raises \""
           + LEAF_VIEW_INPLACE + "\" and x keeps its values; F.relu(x * 1, inplace=True) runs and returns the "
           "tensor x * 1 itself, edited, with a grad_fn of ReluBackward0.",
-    "zh_CN": "构造“操作保存什么”表中的 x，即 " + saved_ops.INPUTS["x"] + "（需要梯度的叶子张量，由 reshape() 得来，"
-             "也是视图），在梯度模式下调用 F.relu(x, inplace=True)：报错“" + LEAF_VIEW_INPLACE + "”，x 的数值不变；"
+    "zh_CN": "构造“各操作保存了哪些张量”表中的 x，即 " + saved_ops.INPUTS["x"]
+             + "（需要梯度的叶子张量，由 reshape() 得来，也是视图），在梯度模式下调用 F.relu(x, inplace=True)：报错“"
+             + LEAF_VIEW_INPLACE + "”，x 的数值不变；"
              "F.relu(x * 1, inplace=True) 照常执行，返回的就是被修改后的张量 x * 1 本身，其 grad_fn 为 ReluBackward0。",
 })
 def _relu_inplace_refused_on_table_x() -> Fact:

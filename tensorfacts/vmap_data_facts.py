@@ -44,6 +44,8 @@ DIFFERENTIATING: dict[str, tuple[Run, Callable[[torch.Tensor], object]]] = {
 }
 VMAP_INNERMOST = {**VMAP_ONLY, **DIFFERENTIATING}
 DATA_UNDER_VMAP = "accessing `data` under vmap transform is not allowed"
+#: The message as the facts page quotes it: its backquotes escaped, so that the page shows them, not a code span.
+QUOTED_DATA_UNDER_VMAP = DATA_UNDER_VMAP.replace("`", "\\`")
 #: What ``f`` reads: what it receives, and a tensor computed from it (of any dtype, as ``*`` is not).
 READS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"x": lambda r: r, "x.reshape(-1)": lambda r: r.reshape(-1)}
 
@@ -97,8 +99,8 @@ def _same(got: object, want: object) -> bool:
           "inside torch.inference_mode(), grad(vmap(f)), jvp(vmap(f)), vjp(vmap(f)), jacrev(vmap(f)) and "
           "jacfwd(vmap(f)). Of a 2×3 batch of each dtype in torch's namespace (zeros; of a quantized dtype a "
           "torch.quantize_per_tensor tensor) on each device (CPU, meta), in each composition that runs when f "
-          "returns x or x.reshape(-1) of the x it receives: f reading .data of it raises RuntimeError \"accessing "
-          "`data` under vmap transform is not allowed\", and f reading .detach() of it runs. On a float32, float64 "
+          "returns x or x.reshape(-1) of the x it receives: f reading .data of it raises RuntimeError \""
+          + QUOTED_DATA_UNDER_VMAP + "\", and f reading .detach() of it runs. On a float32, float64 "
           "and bfloat16 batch torch.arange(6.).reshape(2, 3) on the CPU, f returning x.detach() * 2 or "
           "(x * 1).detach() * 2 gives twice the values (transposed with in_dims=1, in the shape vmap(vmap(f)) "
           "returns), and no gradient flows back through the detached value: grad, vjp and the Jacobians give zeros, "
@@ -110,8 +112,8 @@ def _same(got: object, want: object) -> bool:
              "torch.inference_mode() 里的 vmap(f)、grad(vmap(f))、jvp(vmap(f))、vjp(vmap(f))、jacrev(vmap(f)) 和 "
              "jacfwd(vmap(f))。取 torch 命名空间中每种 dtype 的 2×3 批量张量（全为 0；量化 dtype 的用 "
              "torch.quantize_per_tensor 得到），放在每种设备上（CPU、meta），在 f 返回所收到的 x 或 x.reshape(-1) "
-             "时能运行的每种组合里：f 读取它们的 .data 抛出 RuntimeError“accessing `data` under vmap transform is "
-             "not allowed”，读取它们的 .detach() 则能运行。对 CPU 上 float32、float64 和 bfloat16 的批量张量 "
+             "时能运行的每种组合里：f 读取它们的 .data 抛出 RuntimeError“" + QUOTED_DATA_UNDER_VMAP
+             + "”，读取它们的 .detach() 则能运行。对 CPU 上 float32、float64 和 bfloat16 的批量张量 "
              "torch.arange(6.).reshape(2, 3)，f 返回 x.detach() * 2 或 (x * 1).detach() * 2 时得到数值的 2 倍"
              "（in_dims=1 时是转置后的，形状与 vmap(vmap(f)) 返回的一致），梯度也不会经由 detach 后的值传回："
              "grad、vjp 和雅可比矩阵都得到 0，jvp 得到零切向量。在 vmap(grad(f)) 和 vmap(jacrev(f)) 中，grad 或 "

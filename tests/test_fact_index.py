@@ -49,6 +49,19 @@ def test_the_scope_of_an_uncited_fact_names_no_citing_sentence():
     assert listed.scope_in("en", cited=False) == "three cases"
 
 
+@pytest.mark.parametrize("code", CODES)
+def test_a_quoted_torch_message_keeps_its_backquotes(code):
+    """The facts page quotes a message as torch prints it: an escaped backquote stays in the text, and an unescaped
+    pair still makes a code span."""
+    from tensorcopy_sphinx.inline import inline_text
+
+    from tensorfacts.vmap_data_facts import DATA_UNDER_VMAP
+
+    shown = inline_text(facts.ABOUT["vmap-innermost-refuses-data"].runs_in(code))
+    assert DATA_UNDER_VMAP in "".join(node.astext() for node in shown)
+    assert [type(node).__name__ for node in inline_text("a `b` c")] == ["Text", "literal", "Text"]
+
+
 #: Cases a fact runs besides its main list, by the words that name them in each edition's "What it runs".
 RUN_BESIDES = {
     "dense-tensor-reads-storage-by-layout": {"en": "z.conj().imag", "zh_CN": "z.conj().imag"},

@@ -6,15 +6,20 @@ import re
 
 from docutils import nodes
 
-_CODE = re.compile(r"`([^`]+)`")
+#: A code span: text between two backquotes, neither of them escaped.
+_CODE = re.compile(r"(?<!\\)`([^`]+)(?<!\\)`")
+#: A backquote of the text itself (a quoted torch message has some), never the edge of a code span.
+ESCAPED_BACKQUOTE = "\\`"
 
 
 def inline_text(text: str) -> list[nodes.Node]:
-    """Text with `backticked` spans turned into literal nodes."""
+    """Text with `backticked` spans turned into literal nodes; an escaped backquote (a backslash before it) stays a
+    backquote of the text."""
     parts: list[nodes.Node] = []
     for index, piece in enumerate(_CODE.split(text)):
         if not piece:
             continue
+        piece = piece.replace(ESCAPED_BACKQUOTE, "`")
         parts.append(nodes.literal(piece, piece) if index % 2 else nodes.Text(piece))
     return parts
 
