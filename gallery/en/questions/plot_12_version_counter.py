@@ -559,7 +559,7 @@ assert same_storage(base, view), "the view uses the base's memory"
 # and its observer's ``min_val`` and ``max_val``; other kernels may do the same. Many routes to the same memory go around it; among
 # them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_``,
 # ``map_`` and ``map2_``, ``nn.utils.vector_to_parameters``, the pieces of ``unsafe_chunk`` and
-# ``unsafe_split``, and those kernels. They change the
+# ``unsafe_split`` (taken as above), and those kernels. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`
