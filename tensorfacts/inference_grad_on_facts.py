@@ -90,21 +90,38 @@ def _mkldnn_leaf(dtype: torch.dtype, make=torch.ones) -> torch.Tensor | None:
             return None
 
 
-def _inference_leaves_not_strided(dtype: torch.dtype) -> dict[str, torch.Tensor]:
+#: Sparse and nested inference tensors that require grad, each made inside ``torch.inference_mode()`` in a dtype, by
+#: name: the sparse ones from a 2×2 tensor of ones, the nested ones from rows of 2 and 3 ones.
+NOT_STRIDED = {
+    "COO": lambda d: torch.ones(2, 2, dtype=d).to_sparse().requires_grad_(),
+    "COO Parameter": lambda d: torch.nn.Parameter(torch.ones(2, 2, dtype=d).to_sparse()),
+    "CSR": lambda d: torch.ones(2, 2, dtype=d).to_sparse_csr().requires_grad_(),
+    "CSC": lambda d: torch.ones(2, 2, dtype=d).to_sparse_csc().requires_grad_(),
+    "BSR": lambda d: torch.ones(2, 2, dtype=d).to_sparse_bsr((1, 1)).requires_grad_(),
+    "BSC": lambda d: torch.ones(2, 2, dtype=d).to_sparse_bsc((1, 1)).requires_grad_(),
+    "nested strided": lambda d: torch.nested.nested_tensor([torch.ones(2, dtype=d), torch.ones(3, dtype=d)],
+                                                           requires_grad=True),
+    "nested jagged": lambda d: torch.nested.nested_tensor([torch.ones(2, dtype=d), torch.ones(3, dtype=d)],
+                                                          layout=torch.jagged, requires_grad=True),
+}
+
+
+def _inference_leaves_not_strided(dtype: torch.dtype, built_only: bool = False) -> dict[str, torch.Tensor]:
     """Sparse, nested and (in a dtype ``to_mkldnn()`` takes) mkldnn inference tensors that require grad, each made
-    inside ``torch.inference_mode()``, by name."""
-    mkldnn = _mkldnn_leaf(dtype)
-    two = [torch.ones(2, dtype=dtype), torch.ones(3, dtype=dtype)]
-    with torch.inference_mode(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # sparse CSR beta, nested prototype
-        square = torch.ones(2, 2, dtype=dtype)
-        return {"COO": square.to_sparse().requires_grad_(), "COO Parameter": torch.nn.Parameter(square.to_sparse()),
-                "CSR": square.to_sparse_csr().requires_grad_(), "CSC": square.to_sparse_csc().requires_grad_(),
-                "BSR": square.to_sparse_bsr((1, 1)).requires_grad_(),
-                "BSC": square.to_sparse_bsc((1, 1)).requires_grad_(),
-                "nested strided": torch.nested.nested_tensor(two, requires_grad=True),
-                "nested jagged": torch.nested.nested_tensor(two, layout=torch.jagged, requires_grad=True),
-                **({} if mkldnn is None else {"mkldnn": mkldnn})}
+    inside ``torch.inference_mode()``, by name; with ``built_only``, the sparse and nested ones torch builds in
+    ``dtype`` (it refuses some, such as COO and strided nested ones in the float8 dtypes, saying a kernel is "not
+    implemented for" the dtype)."""
+    leaves = {}
+    for name, make in NOT_STRIDED.items():
+        with torch.inference_mode(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # sparse CSR beta, nested prototype, complex32 experimental
+            try:
+                leaves[name] = make(dtype)
+            except RuntimeError as exc:
+                if not built_only or "not implemented for" not in str(exc):
+                    raise
+    mkldnn = None if built_only else _mkldnn_leaf(dtype)
+    return {**leaves, **({} if mkldnn is None else {"mkldnn": mkldnn})}
 
 
 @fact("inference-leaf-clone-in-graph", {
@@ -127,7 +144,9 @@ def _inference_leaves_not_strided(dtype: torch.dtype) -> dict[str, torch.Tensor]
           "clone(memory_format=torch.preserve_format); those two raise RuntimeError (\"unsupported memory "
           "format\") on the sparse and mkldnn tensors. The clone() of torch.zeros(2, 2, dtype=d).to_mkldnn()."
           "requires_grad_() made inside the mode does not require grad and has no node, in grad mode, for every "
-          "floating-point and complex dtype d torch names that to_mkldnn() takes.",
+          "floating-point and complex dtype d torch names that to_mkldnn() takes; so does the clone() of each sparse "
+          "and nested tensor above made in every floating-point and complex dtype torch builds it in (it refuses "
+          "some, such as the COO and strided nested ones in the float8 dtypes).",
     "zh_CN": "在 torch.inference_mode() 里做出需要梯度的推理张量：torch.ones(3).requires_grad_()、torch.ones(3, "
              "requires_grad=True)、一个 Parameter，以及 Linear(3, 2) 的 weight 和 bias，dtype 为 float32、float64、"
              "bfloat16、float16 和 complex64。在模式外，它们都是叶子张量；梯度模式开着时，它们的 clone()、"
@@ -146,12 +165,15 @@ def _inference_leaves_not_strided(dtype: torch.dtype) -> dict[str, torch.Tensor]
              "clone(memory_format=torch.preserve_format) 也一样，这两种调用对稀疏张量和 mkldnn 张量则抛出 "
              "RuntimeError（“unsupported memory format”）。对 torch 列出的、to_mkldnn() 接受的每种浮点和复数 "
              "dtype d，在模式里做出的 torch.zeros(2, 2, dtype=d).to_mkldnn().requires_grad_() 在梯度模式下的 "
-             "clone() 都不需要梯度，也没有节点。",
+             "clone() 都不需要梯度，也没有节点；上面的每个稀疏张量和嵌套张量，只要 torch 能用某种浮点或复数 dtype "
+             "做出来（有些做不出来，比如 float8 各 dtype 的 COO 张量和 strided 嵌套张量），用这种 dtype 做出的"
+             "张量在梯度模式下的 clone() 同样不需要梯度，没有节点。",
 }, {"en": "the five strided tensors it names, six sparse, two nested ones and an mkldnn one, in five dtypes (the "
-          "mkldnn one in the three of them to_mkldnn() takes; the node alone in every floating-point and complex "
-          "dtype), on the CPU",
+          "mkldnn one in the three of them to_mkldnn() takes; the node alone, and the clone of the sparse and nested "
+          "ones, in every floating-point and complex dtype torch builds them in), on the CPU",
     "zh_CN": "它列出的五个 strided 张量、六个稀疏张量、两个嵌套张量和一个 mkldnn 张量，五种 dtype（mkldnn 张量只用"
-             "其中 to_mkldnn() 接受的三种；只看节点时是每种浮点和复数 dtype），在 CPU 上"})
+             "其中 to_mkldnn() 接受的三种；只看节点时，以及看稀疏张量和嵌套张量的副本时，是 torch 能做出它们的每种"
+             "浮点和复数 dtype），在 CPU 上"})
 def _inference_leaf_clone_in_graph() -> Fact:
     """An inference leaf that requires grad: its clone in grad mode is in the graph (as ``CopyBackwards``) and passes
     the gradient back to it; with grad mode off, or in inference mode, the clone has no node. A sparse, nested or mkldnn
@@ -188,6 +210,7 @@ def _inference_leaf_clone_in_graph() -> Fact:
                     wrong.append(f"{name} {dtype} clone({form}) of a sparse or mkldnn tensor raised nothing")
                 elif c.requires_grad or c.grad_fn is not None:
                     wrong.append(f"{name} {dtype} clone({form or ''}): {c.requires_grad}, {c.grad_fn}")
+    built = set()
     for dtype in (d for d in every_dtype() if d.is_floating_point or d.is_complex):
         with torch.inference_mode(), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # complex32 is experimental
@@ -197,12 +220,19 @@ def _inference_leaf_clone_in_graph() -> Fact:
         m = _mkldnn_leaf(dtype, torch.zeros)
         if m is not None and (m.clone().requires_grad or m.clone().grad_fn is not None):
             wrong.append(f"mkldnn {dtype}: clone {m.clone().requires_grad}, {m.clone().grad_fn}")
+        for name, t in _inference_leaves_not_strided(dtype, built_only=True).items():
+            if not (t.is_inference() and t.requires_grad and t.is_leaf) or t.clone().requires_grad or (
+                    t.clone().grad_fn is not None):
+                wrong.append(f"{name} {dtype}: clone {t.clone().requires_grad}, {t.clone().grad_fn}")
+            built.add(name)
     takes = [dtype for dtype in CLONE_DTYPES if _mkldnn_leaf(dtype) is not None]
     if takes != [torch.float32, torch.bfloat16, torch.float16]:
         wrong.append(f"to_mkldnn() takes {takes} of the five dtypes, not float32, bfloat16 and float16")
     tried = {t.layout for leaves in (_inference_leaves(torch.float32), _inference_leaves_not_strided(torch.float32))
              for t in leaves.values()}
     layouts = {layout for layout in vars(torch).values() if isinstance(layout, torch.layout)}
+    if built != set(NOT_STRIDED):
+        wrong.append(f"built in the float and complex dtypes: {sorted(built)}")
     if tried != layouts:
         wrong.append(f"layouts tried {sorted(map(str, tried))}, torch has {sorted(map(str, layouts))}")
     return Fact(not wrong, f"not as stated: {wrong or 'none'}")

@@ -8,12 +8,17 @@ The claims before them are :mod:`tensorfacts.articles.copying_000`, those after 
 
 from __future__ import annotations
 
-import contextlib
-import itertools
 import warnings
 
 import torch
 
+from tensorfacts.articles.copying_000_clone_cases import (
+    clones_with_grad_off,
+    grad_off_trace,
+    inference_leaves_trace,
+    off_view_clones,
+    plain_clones_trace,
+)
 from tensorfacts.model import DOES_NOT_HOLD, HOLDS, OUTPUT_DIFFERS, Registry, Result, said, verdict
 from tensorfacts.pasted import Pasted, first_print, joined
 from tensorfacts.snippets import compare_output, run_clean, worst
@@ -25,24 +30,30 @@ TITLE, SECTIONS = src.TITLE, src.SECTIONS
 CLAIMS = Registry(NUMBER)
 
 
-#: Where grad mode is off for a clone: (English, Chinese) name -> the modes entered around it.
-GRAD_OFF = {
-    ("under `torch.no_grad()`", "在 `torch.no_grad()` 下"): (torch.no_grad,),
-    ("inside `torch.inference_mode()`", "在 `torch.inference_mode()` 里"): (torch.inference_mode,),
-    ("inside `torch.inference_mode()` with `torch.enable_grad()`",
-     "在 `torch.inference_mode()` 里又用 `torch.enable_grad()` 时"): (torch.inference_mode, torch.enable_grad),
-}
-
-#: The qualifier of the clone's rows that hold in grad mode outside torch.inference_mode() only.
-GRAD_MODE_ONLY = {"en": "in grad mode outside torch.inference_mode() only",
-                  "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下"}
+#: The qualifier of the clone's row that holds in grad mode outside torch.inference_mode() only, and not for a sparse,
+#: nested or mkldnn inference tensor.
+GRAD_MODE_ONLY = {"en": "in grad mode outside torch.inference_mode() only, and not for a sparse, nested or mkldnn "
+                        "inference tensor",
+                  "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下，且 a 不是稀疏、嵌套或 mkldnn 推理张量时"}
 
 #: The qualifier of the row that the clone stays in the graph: for an ``a`` that requires grad, nor for a view of
-#: ``a`` taken with grad mode off.
+#: ``a`` taken with grad mode off, nor for a sparse, nested or mkldnn inference tensor.
 IN_GRAPH_ONLY = {"en": "in grad mode outside torch.inference_mode(), for an a that requires grad, only, and not for a "
-                       "view of a taken with grad mode off or inside torch.inference_mode()",
+                       "view of a taken with grad mode off or inside torch.inference_mode(), nor for a sparse, nested "
+                       "or mkldnn inference tensor",
                  "zh_CN": "仅当 a 需要梯度，且在 torch.inference_mode() 之外的梯度模式下，不包括梯度模式关闭时或在 "
-                          "torch.inference_mode() 里取的 a 的视图"}
+                          "torch.inference_mode() 里取的 a 的视图，也不包括稀疏、嵌套或 mkldnn 推理张量"}
+
+#: The sentence of the three notes on sparse, nested and mkldnn inference tensors, checked by
+#: :func:`inference_leaves_trace`; the Chinese one glosses 推理张量 in the first note (``gloss``).
+NOT_STRIDED_INFERENCE = {
+    "en": " Nor for a sparse (COO, CSR, CSC, BSR or BSC), nested or mkldnn inference tensor that requires grad: in "
+          "grad mode outside `torch.inference_mode()` too, its clone does not require grad and has no `grad_fn`: it "
+          "is a leaf, outside the computation graph.",
+    "zh_CN": "稀疏（COO、CSR、CSC、BSR 或 BSC）、嵌套或 mkldnn 的推理张量{gloss}需要梯度时也是例外："
+             "即使在 `torch.inference_mode()` 之外的梯度模式下，它 clone 出来的副本也不需要梯度，没有 `grad_fn`："
+             "它是叶子张量，不在计算图中。",
+}
 
 #: The sentence both notes end with: the clone of a tensor that does not require grad is a leaf outside any graph.
 NO_GRAD_SOURCE = {
@@ -51,63 +62,6 @@ NO_GRAD_SOURCE = {
     "zh_CN": "而且只对需要梯度的 `a` 如此：无论梯度模式开着还是关着，不需要梯度的张量 clone 出来的副本都是没有 "
              "`grad_fn` 的叶子张量，不在任何计算图中。",
 }
-
-#: Tensors that do not require grad whose clones :func:`plain_clones_trace` checks.
-PLAIN_SOURCES = {("`float32`", "`float32`"): lambda: torch.tensor([1.0, 2.0, 3.0]),
-                 ("`int64`", "`int64`"): lambda: torch.arange(3),
-                 ("sparse COO", "稀疏 COO"): lambda: torch.tensor([1.0, 2.0, 3.0]).to_sparse(),
-                 ("on `meta`", "`meta` 上的张量"): lambda: torch.ones(3, device="meta"),
-                 ("`a.detach()[1:]`", "`a.detach()[1:]`"): lambda: (
-                     torch.tensor([1.0, 2.0, 3.0], requires_grad=True).detach()[1:])}
-
-
-def plain_clones_trace() -> tuple[str, str]:
-    """The clone of each tensor of PLAIN_SOURCES, taken in grad mode and in each place of GRAD_OFF, is a leaf with no
-    ``grad_fn`` that does not require grad (the notes' last sentence); raises when one is not."""
-    odd = [name for name, make in PLAIN_SOURCES.items()
-           if not all(c.is_leaf and c.grad_fn is None and not c.requires_grad
-                      for c in (make().clone(), *clones_with_grad_off(make()).values()))]
-    if odd:
-        raise AssertionError(f"the note is out of date: the clone of a tensor that does not require grad is a leaf "
-                             f"with no grad_fn, except for: {odd}")
-    runs = len(PLAIN_SOURCES) * (1 + len(GRAD_OFF))
-    return (f"the clone of a tensor that does not require grad ({', '.join(e for e, _ in PLAIN_SOURCES)}), in grad "
-            f"mode and in the {len(GRAD_OFF)} places above: a leaf with `grad_fn = None` in all {runs} runs",
-            f"不需要梯度的张量（{'、'.join(z for _, z in PLAIN_SOURCES)}）clone 出来的副本，"
-            f"在梯度模式下和上述 {len(GRAD_OFF)} 种情况下：{runs} 次运行都是 `grad_fn = None` 的叶子张量")
-
-#: Views of ``a`` the note names, and where they are taken: grad mode off, or inside torch.inference_mode().
-NOTE_VIEWS = {"a[1:]": lambda t: t[1:], "a.t()": lambda t: t.t()}
-VIEW_PLACES = {"torch.no_grad()": (torch.no_grad,),
-               "torch.set_grad_enabled(False)": (lambda: torch.set_grad_enabled(False),),
-               "torch.inference_mode()": (torch.inference_mode,),
-               "torch.inference_mode() + torch.enable_grad()": (torch.inference_mode, torch.enable_grad)}
-
-
-def clones_with_grad_off(a: torch.Tensor) -> dict[tuple[str, str], torch.Tensor]:
-    """``a.clone()`` made in each place of :data:`GRAD_OFF`."""
-    clones = {}
-    for names, modes in GRAD_OFF.items():
-        with contextlib.ExitStack() as stack:
-            for mode in modes:
-                stack.enter_context(mode())
-            clones[names] = a.clone()
-    return clones
-
-
-def grad_off_trace(clones: dict[tuple[str, str], torch.Tensor]) -> tuple[str, str]:
-    """What the clones made with grad mode off show (grad_fn, is_leaf, requires_grad), places that show the same
-    named together."""
-    seen: dict[tuple[str, ...], list[tuple[str, str]]] = {}
-    for names, c in clones.items():
-        pieces = (f"grad_fn = {grad_fn_name(c)}", f"is_leaf = {c.is_leaf}", f"requires_grad = {c.requires_grad}")
-        seen.setdefault(pieces, []).append(names)
-    en = "; ".join(", ".join(e for e, _ in names) + ": " + ", ".join(f"`{piece}`" for piece in pieces)
-                   for pieces, names in seen.items())
-    zh = "；".join("、".join(z for _, z in names) + "：" + "，".join(f"`{piece}`" for piece in pieces)
-                   for pieces, names in seen.items())
-    return en, zh
-
 
 @CLAIMS.claim(
     "000-clone-in-graph", "clone", "copying-clone",
@@ -123,7 +77,7 @@ def grad_off_trace(clones: dict[tuple[str, str], torch.Tensor]) -> tuple[str, st
               "clone, taken in grad mode, has a `CloneBackward0` node that leads nowhere: `backward()` gives neither "
               "`a` nor the view a gradient. Calling `requires_grad_()` on the view before its clone is taken links "
               "the node to the view, which then gets a gradient; `a` still gets none. Which views behave so, "
-              "[the clone page](ref:copying-clone) says." + NO_GRAD_SOURCE["en"],
+              "[the clone page](ref:copying-clone) says." + NOT_STRIDED_INFERENCE["en"] + NO_GRAD_SOURCE["en"],
         "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式（grad mode）下如此：在 `torch.no_grad()` 下，"
                  "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
                  "出来的副本没有 `grad_fn`，也不需要梯度：它是叶子张量（leaf tensor），不在计算图中。"
@@ -133,7 +87,9 @@ def grad_off_trace(clones: dict[tuple[str, str], torch.Tensor]) -> tuple[str, st
                  "在梯度模式下 clone 出来的副本带有 `CloneBackward0` 节点，但这个节点不通向任何地方："
                  "`backward()` 既不给 `a` 也不给这个视图梯度。在取得副本之前对这个视图调用 "
                  "`requires_grad_()`，节点就会连到这个视图，视图随后得到梯度；`a` 仍然得不到。"
-                 "哪些视图会这样，见 [“clone()”那一页](ref:copying-clone)。" + NO_GRAD_SOURCE["zh_CN"],
+                 "哪些视图会这样，见 [“clone()”那一页](ref:copying-clone)。"
+                 + NOT_STRIDED_INFERENCE["zh_CN"].format(gloss="（inference tensor）")
+                 + NO_GRAD_SOURCE["zh_CN"],
     },
     qualifiers=IN_GRAPH_ONLY)
 def _clone_in_graph() -> Result:
@@ -149,41 +105,16 @@ def _clone_in_graph() -> Result:
     views = off_view_clones()
     runs, unlike = len(views), sorted(run for run, departs in views.items() if departs)
     plain_en, plain_zh = plain_clones_trace()
-    return Result(verdict(c.grad_fn is not None and flows and outside and not unlike), said(
+    inference, inference_en, inference_zh = inference_leaves_trace()
+    return Result(verdict(c.grad_fn is not None and flows and outside and not unlike and inference), said(
         f"`c.grad_fn = {grad_fn_name(c)}`; after `(c * 3).sum().backward()`, `a.grad = {grad}`; {en}; "
         f"`a[1:]` and `a.t()` taken in the note's four ways, with and without `requires_grad_()`: "
         f"{runs - len(unlike)} of {runs} runs as the note says" + (f" (not: {unlike})" if unlike else "")
-        + f"; {plain_en}",
+        + f"; {plain_en}; {inference_en}",
         f"`c.grad_fn = {grad_fn_name(c)}`；执行 `(c * 3).sum().backward()` 后，`a.grad = {grad}`；{zh}；"
         f"按注中四种方式取 `a[1:]` 和 `a.t()`，调用或不调用 `requires_grad_()`："
         f"{runs} 次运行中 {runs - len(unlike)} 次与注所说相符" + (f"（不符：{unlike}）" if unlike else "")
-        + f"；{plain_zh}"))
-
-
-def off_view_clones() -> dict[str, bool]:
-    """For each view of NOTE_VIEWS of ``a`` taken in each place of VIEW_PLACES, without and with ``requires_grad_()``
-    called on it right after: whether it departs from the note (the view a leaf that requires grad; its clone,
-    taken in grad mode, with a CloneBackward0 node linked to nothing, or to the view after ``requires_grad_()``;
-    after ``backward()``, ``a.grad`` None, the view's grad None, or filled after ``requires_grad_()``)."""
-    departs = {}
-    for (name, take), (where, places), asked in itertools.product(NOTE_VIEWS.items(), VIEW_PLACES.items(),
-                                                                  (False, True)):
-        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        with contextlib.ExitStack() as stack:
-            for place in places:
-                stack.enter_context(place())
-            u = take(a)
-        if asked:
-            u.requires_grad_()
-        c = u.clone()
-        linked = [fn is not None for fn, _ in c.grad_fn.next_functions] if c.grad_fn is not None else None
-        if c.requires_grad:
-            (c * c).sum().backward()
-        right = u.grad is not None and torch.equal(u.grad, 2 * u.detach())
-        departs[f"{name} in {where}" + (", requires_grad_()" if asked else "")] = not (
-            u.is_leaf and u.requires_grad and grad_fn_name(c) == "CloneBackward0" and linked == [asked]
-            and a.grad is None and (right if asked else u.grad is None))
-    return departs
+        + f"；{plain_zh}；{inference_zh}"))
 
 
 @CLAIMS.claim(
@@ -196,17 +127,18 @@ def off_view_clones() -> dict[str, bool]:
               "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
               "is a leaf that does not require grad. And its `.grad` stays empty only when nothing asks for it: "
               "after `c.retain_grad()`, `backward()` fills `c.grad` with the gradient, and so does "
-              "`backward(inputs=[c])`, `c` still not a leaf." + NO_GRAD_SOURCE["en"],
+              "`backward(inputs=[c])`, `c` still not a leaf." + NOT_STRIDED_INFERENCE["en"] + NO_GRAD_SOURCE["en"],
         "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式下如此：在 `torch.no_grad()` 下，"
                  "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
                  "出来的副本是叶子张量，且不需要梯度。它的 `.grad` 也只在没有人要它时才为空："
                  "调用过 `c.retain_grad()` 之后，`backward()` 会把梯度存进 `c.grad`，"
-                 "`backward(inputs=[c])` 也会，而 `c` 仍然不是叶子。" + NO_GRAD_SOURCE["zh_CN"],
+                 "`backward(inputs=[c])` 也会，而 `c` 仍然不是叶子。" + NOT_STRIDED_INFERENCE["zh_CN"].format(gloss="")
+                 + NO_GRAD_SOURCE["zh_CN"],
     },
-    qualifiers={"en": "in grad mode outside torch.inference_mode(), for an a that requires grad, without "
-                      "retain_grad() or backward(inputs=[c]), only",
-                "zh_CN": "仅当 a 需要梯度，在 torch.inference_mode() 之外的梯度模式下，且没有用 retain_grad() 或 "
-                         "backward(inputs=[c]) 时"})
+    qualifiers={"en": "in grad mode outside torch.inference_mode(), for an a that requires grad and is not a sparse, "
+                      "nested or mkldnn inference tensor, without retain_grad() or backward(inputs=[c]), only",
+                "zh_CN": "仅当 a 需要梯度且不是稀疏、嵌套或 mkldnn 推理张量，在 torch.inference_mode() 之外的"
+                         "梯度模式下，且没有用 retain_grad() 或 backward(inputs=[c]) 时"})
 def _clone_not_leaf() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     asked = {}
@@ -230,9 +162,10 @@ def _clone_not_leaf() -> Result:
     leaves = all(o.is_leaf and not o.requires_grad for o in off.values())
     en, zh = grad_off_trace(off)
     plain_en, plain_zh = plain_clones_trace()
-    return Result(verdict(not c.is_leaf and grad is None and leaves),
-                  said(f"`c.is_leaf = {c.is_leaf}`; `c.grad = {grad}`; {en}; {plain_en}",
-                       f"`c.is_leaf = {c.is_leaf}`；`c.grad = {grad}`；{zh}；{plain_zh}"))
+    inference, inference_en, inference_zh = inference_leaves_trace()
+    return Result(verdict(not c.is_leaf and grad is None and leaves and inference),
+                  said(f"`c.is_leaf = {c.is_leaf}`; `c.grad = {grad}`; {en}; {plain_en}; {inference_en}",
+                       f"`c.is_leaf = {c.is_leaf}`；`c.grad = {grad}`；{zh}；{plain_zh}；{inference_zh}"))
 
 
 #: The clone example's prints, each compared with the comment the article writes beside it.
@@ -335,10 +268,10 @@ def _clone_unrelated() -> Result:
     notes={
         "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
               "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
-              "does not require grad.",
+              "does not require grad." + NOT_STRIDED_INFERENCE["en"],
         "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式下如此：在 `torch.no_grad()` 下，"
                  "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
-                 "出来的副本不需要梯度。",
+                 "出来的副本不需要梯度。" + NOT_STRIDED_INFERENCE["zh_CN"].format(gloss=""),
     },
     qualifiers=GRAD_MODE_ONLY)
 def _clone_requires_grad_follows() -> Result:
@@ -355,19 +288,20 @@ def _clone_requires_grad_follows() -> Result:
         grad_mode_on = torch.is_grad_enabled()
         under_inference_enabled = a.clone().requires_grad
     pairs = seen.items()
+    inference, inference_en, inference_zh = inference_leaves_trace()
     follows = all(clone == flag for flag, clone in pairs)
     return Result(verdict(follows and not under_no_grad and not under_inference and grad_mode_on
-                          and not under_inference_enabled), said(
+                          and not under_inference_enabled and inference), said(
         "; ".join(f"`a.requires_grad = {flag}`: `a.clone().requires_grad = {clone}`" for flag, clone in pairs)
         + f"; under `torch.no_grad()`, `a.requires_grad = True`: `a.clone().requires_grad = {under_no_grad}`"
         + f"; under `torch.inference_mode()`: `{under_inference}`"
         + f"; inside `torch.inference_mode()` with `torch.enable_grad()` (`torch.is_grad_enabled() = {grad_mode_on}`): "
-          f"`{under_inference_enabled}`",
+          f"`{under_inference_enabled}`; {inference_en}",
         "；".join(f"`a.requires_grad = {flag}` 时 `a.clone().requires_grad = {clone}`" for flag, clone in pairs)
         + f"；在 `torch.no_grad()` 下，`a.requires_grad = True` 时 `a.clone().requires_grad = {under_no_grad}`"
         + f"；在 `torch.inference_mode()` 下为 `{under_inference}`"
         + f"；在 `torch.inference_mode()` 里又用 `torch.enable_grad()` 时（`torch.is_grad_enabled() = {grad_mode_on}`）"
-          f"为 `{under_inference_enabled}`"))
+          f"为 `{under_inference_enabled}`；{inference_zh}"))
 
 
 @CLAIMS.claim(

@@ -53,11 +53,11 @@ for route, head in heads.items():
 
 # %%
 # On such a device, equal starts prove shared memory; different starts do not rule it out. An alias
-# made through DLPack, NumPy or ``torch.frombuffer`` of a slice that does not start where the source's
-# storage starts (a non-zero ``storage_offset()``, here ``row[1:]``) gets a storage of its own, which
-# starts inside the source's: ``same_storage`` answers ``False``, yet a write through each alias
-# reaches the source. (An alias of a slice at storage offset 0 also gets a storage of its own, but it
-# starts where the source's does, and ``same_storage`` answers ``True``.)
+# made through DLPack, NumPy or ``torch.frombuffer`` of a non-empty slice that does not start where the
+# source's storage starts (a non-zero ``storage_offset()``, here ``row[1:]``) gets a storage of its own,
+# which starts inside the source's: ``same_storage`` answers ``False``, yet a write through each alias
+# reaches the source. (An alias of a non-empty slice at storage offset 0 also gets a storage of its
+# own, but it starts where the source's does, and ``same_storage`` answers ``True``.)
 
 row = torch.arange(4.0)
 aliases = {
@@ -76,6 +76,21 @@ assert inner.storage_offset() == 2 and not any(same_storage(alias, inner) for al
     torch.from_dlpack(inner[:2]), torch.from_numpy(inner[:2].numpy()),
     torch.frombuffer(inner[:2].numpy(), dtype=torch.float32))), (
     "from a source at storage offset 2, an alias of the slice at its first element has a storage of its own")
+assert all(row.untyped_storage().data_ptr() < alias.untyped_storage().data_ptr()
+           < row.untyped_storage().data_ptr() + row.untyped_storage().nbytes() for alias in aliases.values()), (
+    "each alias's storage starts inside the source's")
+grids = [torch.zeros(3, 4, dtype=dtype) for dtype in (
+    torch.int64, torch.float64, torch.uint8, torch.bool, torch.float16, torch.complex64)]
+pairs = [(grid, alias) for grid in grids for alias in (
+    torch.from_dlpack(grid[1]), torch.from_numpy(grid[1].numpy()),
+    torch.frombuffer(grid[1].numpy(), dtype=grid.dtype),
+    torch.from_dlpack(grid[:, 1]), torch.from_numpy(grid[:, 1].numpy()))] + [(inner, alias) for alias in (
+    torch.from_dlpack(inner[:2]), torch.from_numpy(inner[:2].numpy()),
+    torch.frombuffer(inner[:2].numpy(), dtype=torch.float32))]
+assert all(source.untyped_storage().data_ptr() < alias.untyped_storage().data_ptr()
+           < source.untyped_storage().data_ptr() + source.untyped_storage().nbytes() for source, alias in pairs), (
+    "in int64, float64, uint8, bool, float16 and complex64, an alias of a row or a column at a non-zero storage "
+    "offset, and an alias of the slice of a source at offset 2, start inside the source's storage")
 # sphinx_gallery_end_ignore
 
 # %%

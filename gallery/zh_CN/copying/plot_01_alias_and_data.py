@@ -42,7 +42,7 @@ for route, head in heads.items():
 
 
 # %%
-# 在这样的设备上，起始地址相同就证明共享内存；起始地址不同，却不能排除共享内存。切片的起点不是源张量存储的起点时（``storage_offset()`` 不为 0，这里是 ``row[1:]``），通过 DLPack、NumPy 或 ``torch.frombuffer`` 给它建的别名有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。给存储偏移为 0 的切片建的别名也有自己的存储，但起点就是源张量存储的起点，``same_storage`` 回答 ``True``。
+# 在这样的设备上，起始地址相同就证明共享内存；起始地址不同，却不能排除共享内存。非空切片的起点不是源张量存储的起点时（``storage_offset()`` 不为 0，这里是 ``row[1:]``），通过 DLPack、NumPy 或 ``torch.frombuffer`` 给它建的别名有一块自己的存储，起点落在源张量的存储之内：``same_storage`` 回答 ``False``，通过每个别名写入却都落到了源张量上。给存储偏移为 0 的非空切片建的别名也有自己的存储，但起点就是源张量存储的起点，``same_storage`` 回答 ``True``。
 
 row = torch.arange(4.0)
 aliases = {
@@ -61,6 +61,21 @@ assert inner.storage_offset() == 2 and not any(same_storage(alias, inner) for al
     torch.from_dlpack(inner[:2]), torch.from_numpy(inner[:2].numpy()),
     torch.frombuffer(inner[:2].numpy(), dtype=torch.float32))), (
     "from a source at storage offset 2, an alias of the slice at its first element has a storage of its own")
+assert all(row.untyped_storage().data_ptr() < alias.untyped_storage().data_ptr()
+           < row.untyped_storage().data_ptr() + row.untyped_storage().nbytes() for alias in aliases.values()), (
+    "each alias's storage starts inside the source's")
+grids = [torch.zeros(3, 4, dtype=dtype) for dtype in (
+    torch.int64, torch.float64, torch.uint8, torch.bool, torch.float16, torch.complex64)]
+pairs = [(grid, alias) for grid in grids for alias in (
+    torch.from_dlpack(grid[1]), torch.from_numpy(grid[1].numpy()),
+    torch.frombuffer(grid[1].numpy(), dtype=grid.dtype),
+    torch.from_dlpack(grid[:, 1]), torch.from_numpy(grid[:, 1].numpy()))] + [(inner, alias) for alias in (
+    torch.from_dlpack(inner[:2]), torch.from_numpy(inner[:2].numpy()),
+    torch.frombuffer(inner[:2].numpy(), dtype=torch.float32))]
+assert all(source.untyped_storage().data_ptr() < alias.untyped_storage().data_ptr()
+           < source.untyped_storage().data_ptr() + source.untyped_storage().nbytes() for source, alias in pairs), (
+    "in int64, float64, uint8, bool, float16 and complex64, an alias of a row or a column at a non-zero storage "
+    "offset, and an alias of the slice of a source at offset 2, start inside the source's storage")
 # sphinx_gallery_end_ignore
 
 # %%

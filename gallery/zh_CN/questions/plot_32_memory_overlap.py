@@ -254,6 +254,9 @@ storage_part = torch.asarray(x.untyped_storage()[0:8], dtype=torch.float32)
 assert same_storage(storage_part, x) and storage_part.untyped_storage().nbytes() < x.untyped_storage().nbytes(), (
     "a tensor on a slice of x.untyped_storage() at offset 0: its storage starts where x's does, yet is another storage")
 assert torch.equal(storage_part, x[0]), "that tensor holds x's first row"
+assert all(x.untyped_storage().data_ptr() < t.untyped_storage().data_ptr()
+           < x.untyped_storage().data_ptr() + x.untyped_storage().nbytes() for t in aliases.values()), (
+    "each alias's storage starts inside x's")
 # sphinx_gallery_end_ignore
 
 # %%

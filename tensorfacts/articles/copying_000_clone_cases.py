@@ -1,0 +1,122 @@
+"""The cases behind the notes of three clone claims of article 000 (:mod:`tensorfacts.articles.copying_000_clone`):
+clones taken with grad mode off, clones of tensors that do not require grad, clones of views of ``a`` taken with grad
+mode off, and the fact on sparse, nested and mkldnn inference tensors, whose clones leave the graph even in grad mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+
+import torch
+
+from tensorfacts.facts import run_fact
+from tensorfacts.tensors import grad_fn_name
+
+#: Where grad mode is off for a clone: (English, Chinese) name -> the modes entered around it.
+GRAD_OFF = {
+    ("under `torch.no_grad()`", "在 `torch.no_grad()` 下"): (torch.no_grad,),
+    ("inside `torch.inference_mode()`", "在 `torch.inference_mode()` 里"): (torch.inference_mode,),
+    ("inside `torch.inference_mode()` with `torch.enable_grad()`",
+     "在 `torch.inference_mode()` 里又用 `torch.enable_grad()` 时"): (torch.inference_mode, torch.enable_grad),
+}
+
+#: Tensors that do not require grad whose clones :func:`plain_clones_trace` checks.
+PLAIN_SOURCES = {("`float32`", "`float32`"): lambda: torch.tensor([1.0, 2.0, 3.0]),
+                 ("`int64`", "`int64`"): lambda: torch.arange(3),
+                 ("sparse COO", "稀疏 COO"): lambda: torch.tensor([1.0, 2.0, 3.0]).to_sparse(),
+                 ("on `meta`", "`meta` 上的张量"): lambda: torch.ones(3, device="meta"),
+                 ("`a.detach()[1:]`", "`a.detach()[1:]`"): lambda: (
+                     torch.tensor([1.0, 2.0, 3.0], requires_grad=True).detach()[1:])}
+
+
+def plain_clones_trace() -> tuple[str, str]:
+    """The clone of each tensor of PLAIN_SOURCES, taken in grad mode and in each place of GRAD_OFF, is a leaf with no
+    ``grad_fn`` that does not require grad (the notes' last sentence); raises when one is not."""
+    odd = [name for name, make in PLAIN_SOURCES.items()
+           if not all(c.is_leaf and c.grad_fn is None and not c.requires_grad
+                      for c in (make().clone(), *clones_with_grad_off(make()).values()))]
+    if odd:
+        raise AssertionError(f"the note is out of date: the clone of a tensor that does not require grad is a leaf "
+                             f"with no grad_fn, except for: {odd}")
+    runs = len(PLAIN_SOURCES) * (1 + len(GRAD_OFF))
+    return (f"the clone of a tensor that does not require grad ({', '.join(e for e, _ in PLAIN_SOURCES)}), in grad "
+            f"mode and in the {len(GRAD_OFF)} places above: a leaf with `grad_fn = None` in all {runs} runs",
+            f"不需要梯度的张量（{'、'.join(z for _, z in PLAIN_SOURCES)}）clone 出来的副本，"
+            f"在梯度模式下和上述 {len(GRAD_OFF)} 种情况下：{runs} 次运行都是 `grad_fn = None` 的叶子张量")
+
+#: Views of ``a`` the note names, and where they are taken: grad mode off, or inside torch.inference_mode().
+NOTE_VIEWS = {"a[1:]": lambda t: t[1:], "a.t()": lambda t: t.t()}
+VIEW_PLACES = {"torch.no_grad()": (torch.no_grad,),
+               "torch.set_grad_enabled(False)": (lambda: torch.set_grad_enabled(False),),
+               "torch.inference_mode()": (torch.inference_mode,),
+               "torch.inference_mode() + torch.enable_grad()": (torch.inference_mode, torch.enable_grad)}
+
+
+def clones_with_grad_off(a: torch.Tensor) -> dict[tuple[str, str], torch.Tensor]:
+    """``a.clone()`` made in each place of :data:`GRAD_OFF`."""
+    clones = {}
+    for names, modes in GRAD_OFF.items():
+        with contextlib.ExitStack() as stack:
+            for mode in modes:
+                stack.enter_context(mode())
+            clones[names] = a.clone()
+    return clones
+
+
+def grad_off_trace(clones: dict[tuple[str, str], torch.Tensor]) -> tuple[str, str]:
+    """What the clones made with grad mode off show (grad_fn, is_leaf, requires_grad), places that show the same
+    named together."""
+    seen: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for names, c in clones.items():
+        pieces = (f"grad_fn = {grad_fn_name(c)}", f"is_leaf = {c.is_leaf}", f"requires_grad = {c.requires_grad}")
+        seen.setdefault(pieces, []).append(names)
+    en = "; ".join(", ".join(e for e, _ in names) + ": " + ", ".join(f"`{piece}`" for piece in pieces)
+                   for pieces, names in seen.items())
+    zh = "；".join("、".join(z for _, z in names) + "：" + "，".join(f"`{piece}`" for piece in pieces)
+                   for pieces, names in seen.items())
+    return en, zh
+
+
+def off_view_clones() -> dict[str, bool]:
+    """For each view of NOTE_VIEWS of ``a`` taken in each place of VIEW_PLACES, without and with ``requires_grad_()``
+    called on it right after: whether it departs from the note (the view a leaf that requires grad; its clone,
+    taken in grad mode, with a CloneBackward0 node linked to nothing, or to the view after ``requires_grad_()``;
+    after ``backward()``, ``a.grad`` None, the view's grad None, or filled after ``requires_grad_()``)."""
+    departs = {}
+    for (name, take), (where, places), asked in itertools.product(NOTE_VIEWS.items(), VIEW_PLACES.items(),
+                                                                  (False, True)):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with contextlib.ExitStack() as stack:
+            for place in places:
+                stack.enter_context(place())
+            u = take(a)
+        if asked:
+            u.requires_grad_()
+        c = u.clone()
+        linked = [fn is not None for fn, _ in c.grad_fn.next_functions] if c.grad_fn is not None else None
+        if c.requires_grad:
+            (c * c).sum().backward()
+        right = u.grad is not None and torch.equal(u.grad, 2 * u.detach())
+        departs[f"{name} in {where}" + (", requires_grad_()" if asked else "")] = not (
+            u.is_leaf and u.requires_grad and grad_fn_name(c) == "CloneBackward0" and linked == [asked]
+            and a.grad is None and (right if asked else u.grad is None))
+    return departs
+
+
+
+
+#: The fact behind the notes' sentence on sparse, nested and mkldnn inference tensors (and on strided ones, whose
+#: clones stay in the graph).
+NOT_STRIDED_FACT = "inference-leaf-clone-in-graph"
+
+
+def inference_leaves_trace() -> tuple[bool, str, str]:
+    """Runs :data:`NOT_STRIDED_FACT`: whether it holds (in grad mode, the clone of a strided inference tensor that
+    requires grad stays in the graph, and that of a sparse, nested or mkldnn one does not require grad and has no
+    ``grad_fn``, in every floating-point and complex dtype torch builds it in), and what the trace says of it."""
+    checked = run_fact(NOT_STRIDED_FACT)
+    said_en = "holds" if checked.holds else f"does not hold: {checked.trace}"
+    said_zh = "成立" if checked.holds else f"不成立：{checked.trace}"
+    return (checked.holds, f"inference tensors that require grad (fact `{NOT_STRIDED_FACT}`): {said_en}",
+            f"需要梯度的推理张量（事实 `{NOT_STRIDED_FACT}`）：{said_zh}")
