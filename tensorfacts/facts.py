@@ -331,6 +331,7 @@ from tensorfacts import (  # noqa: E402, F401
     optimizer_facts,
     process_facts,
     scoped_table_facts,
+    split_facts,
     table_facts,
     table_note_facts,
     trainable_copy_facts,

@@ -246,8 +246,8 @@ GUIDE: tuple[Advice, ...] = (
         {
             "en": "`b = a` copies nothing: `b` is the same object as `a`.\n"
                 "- So are `torch.as_tensor(a)` (with no default device set) and `a.float()` on a float32 tensor "
-                "(likewise `a.to(torch.float32)`, and, whatever the dtype, `a.cpu()` on a CPU tensor and "
-                "`a.contiguous()` on a contiguous tensor, a `meta` one included).\n"
+                "(likewise `a.to(torch.float32)`, and, called without arguments and whatever the dtype and layout, "
+                "`a.cpu()` on a CPU tensor and `a.contiguous()` on a contiguous tensor, a `meta` one included).\n"
                 "- An in-place edit of `b` under `torch.no_grad()` is an edit of `a`: a backward that runs the node "
                 "which saved `a` raises.\n"
                 "- That backward raises nothing when `a` was saved through saved-tensor hooks, kept as a custom "
@@ -264,8 +264,8 @@ GUIDE: tuple[Advice, ...] = (
                 "too, yet `mul_` on them runs without an error: see the entry on inference tensors below.",
             "zh_CN": "`b = a` 什么也没有复制：`b` 和 `a` 就是同一个对象。\n"
                 "- 未设置默认设备时的 `torch.as_tensor(a)`、对 float32 张量调用 `a.float()` 也是如此"
-                "（`a.to(torch.float32)` 同样返回 `a` 本身；不论 dtype 是什么，对 CPU 张量调用 `a.cpu()`、"
-                "对连续张量（`meta` 张量也算）调用 `a.contiguous()` 也都返回 `a` 本身）。\n"
+                "（`a.to(torch.float32)` 同样返回 `a` 本身；不论 dtype 和布局是什么，不带参数地对 CPU 张量调用 "
+                "`a.cpu()`、对连续张量（`meta` 张量也算）调用 `a.contiguous()`，也都返回 `a` 本身）。\n"
                 "- 在 `torch.no_grad()` 下原地修改 `b`，就是在修改 `a`："
                 "如果自动求导保存过 `a`，反向传播一走到保存 `a` 的节点就会报错。\n"
                 "- 如果 `a` 是经由保存张量的钩子保存的，或者被自定义 `Function` 存成了属性，或者被 `backward` 从不读取 "

@@ -8,46 +8,118 @@ Registered on import by :mod:`tensorfacts.facts`, whose module docstring says wh
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import warnings
 from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 
 from tensorfacts import saved_ops
+from tensorfacts.autocast_facts import every_dtype
+from tensorfacts.copy_ways_dtype_facts import LAYOUTS as DTYPE_LAYOUTS
+from tensorfacts.copy_ways_dtype_facts import PER_CHANNEL, QUANTIZED
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.scope import Case
 from tensorfacts.standard_sources import GRAD_SOURCES
 
+#: The sparse layouts a tensor of two values is given (every dtype but quantized), and the compressed ones.
+SPARSE = {name: build for name, build in DTYPE_LAYOUTS.items() if name != "strided"}
+COMPRESSED = (torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc)
+
 # --- Conversions that return a itself ------------------------------------------------------------
 
-#: Dtypes no source can take (a tensor that requires grad must be floating), tried as ``a.detach().to(dtype)``.
-OTHER_DTYPES = (torch.int64, torch.bool, torch.complex64)
+#: The grad modes ``cpu()`` and ``contiguous()`` are called in.
+GRAD_MODES: dict[str, Callable[[], contextlib.AbstractContextManager[object]]] = {
+    "grad mode": torch.enable_grad, "torch.no_grad()": torch.no_grad, "torch.inference_mode()": torch.inference_mode}
 
 
-def noop_conversions(case: Case) -> tuple[bool, bool, bool | None, bool]:
+def _nested(dtype: torch.dtype, layout: torch.layout, device: str) -> torch.Tensor:
+    """A nested tensor of two components (of 2 and 3 zeros) of ``dtype`` on ``device``."""
+    if layout == torch.jagged:
+        return torch.nested.nested_tensor_from_jagged(torch.zeros(5, dtype=dtype, device=device),
+                                                      torch.tensor([0, 2, 5], device=device))
+    return torch.nested.nested_tensor([torch.zeros(2, dtype=dtype), torch.zeros(3, dtype=dtype)], layout=layout,
+                                      device=device)
+
+
+@functools.cache
+def other_tensors(device: str) -> dict[str, torch.Tensor]:
+    """Tensors of every dtype of torch (:func:`~tensorfacts.autocast_facts.every_dtype`) on ``device``, in each layout
+    torch builds that dtype in there (a constructor that raises leaves that pair out): strided (a quantized dtype:
+    ``quantize_per_tensor`` and ``quantize_per_channel`` on the CPU, ``torch.empty`` on ``meta``), nested (jagged;
+    strided too on the CPU), and on the CPU the five sparse layouts and mkldnn. Made once per device (no call
+    tried edits them)."""
+    made: dict[str, Callable[[], torch.Tensor]] = {}
+    for dtype in every_dtype():
+        if dtype in QUANTIZED:
+            made[f"{dtype} quantized"] = (
+                lambda d=dtype: torch.quantize_per_tensor(torch.arange(2.0, dtype=torch.float32), 0.5, 0, d)
+            ) if device == "cpu" else (lambda d=dtype: torch.empty(2, dtype=d, device=device))
+            if dtype in PER_CHANNEL and device == "cpu":
+                made[f"{dtype} quantized per channel"] = lambda d=dtype: torch.quantize_per_channel(
+                    torch.arange(4.0, dtype=torch.float32).reshape(2, 2),
+                    torch.tensor([0.5, 1.0], dtype=torch.float64), torch.tensor([0, 0]), 0, d)
+            continue
+        made[f"{dtype} strided"] = lambda d=dtype: torch.zeros(2, dtype=d, device=device)
+        made[f"{dtype} nested jagged"] = lambda d=dtype: _nested(d, torch.jagged, device)
+        if device == "cpu":
+            made[f"{dtype} nested strided"] = lambda d=dtype: _nested(d, torch.strided, device)
+            made[f"{dtype} mkldnn"] = lambda d=dtype: torch.zeros(2, 2, dtype=d, device=device).to_mkldnn()
+            for name, build in SPARSE.items():
+                made[f"{dtype} {name}"] = lambda d=dtype, b=build: b(torch.zeros(2, dtype=d, device=device))
+    tensors = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # beta layouts, complex32, deprecated quantized dtypes
+        for name, make in made.items():
+            try:
+                tensors[name] = make()
+            except (RuntimeError, NotImplementedError):  # no tensor of this dtype in this layout
+                continue
+    return tensors
+
+
+def noop_conversions(case: Case) -> tuple[bool, bool, tuple[str, ...] | None, tuple[str, ...], tuple[str, ...]]:
     """(``a.to(torch.float32) is a``; ``a.type_as(e) is a`` for a float32 ``e`` on a's device (the table's
-    ``a.type_as(torch.empty(0))`` on the CPU); on the CPU, ``t.cpu() is t`` for ``a`` and for
-    ``a.detach().to(dtype)`` of each of :data:`OTHER_DTYPES`, None elsewhere; ``t.contiguous() is t`` for each of
-    those tensors, all contiguous)."""
+    ``a.type_as(torch.empty(0))`` on the CPU); on the CPU, the tensors ``t`` among ``a`` and :func:`other_tensors`
+    whose ``t.cpu()`` is not ``t`` in some grad mode of :data:`GRAD_MODES`, None elsewhere; the tensors among those
+    (sparse ones left out: none is contiguous) that are not contiguous or whose ``t.contiguous()`` is not ``t``; the
+    layouts among torch's attributes (each ``torch.layout``) that no CPU tensor tried has)."""
     _, a = case.build()
-    tensors = (a, *(a.detach().to(dtype) for dtype in OTHER_DTYPES))
-    on_cpu = all(t.cpu() is t for t in tensors) if a.device.type == "cpu" else None
-    return (a.to(torch.float32) is a, a.type_as(torch.empty(0, dtype=torch.float32, device=a.device)) is a, on_cpu,
-            all(t.is_contiguous() and t.contiguous() is t for t in tensors))
+    tensors = {"a": a, **other_tensors(a.device.type)}
+    cpu, contiguous = [], []
+    for mode, enter in GRAD_MODES.items():
+        with enter():
+            cpu += [f"{name}, {mode}" for name, t in tensors.items() if t.device.type == "cpu" and t.cpu() is not t]
+            contiguous += [f"{name}, {mode}" for name, t in tensors.items() if not t.is_sparse
+                           and t.layout not in COMPRESSED and not (t.is_contiguous() and t.contiguous() is t)]
+    return (a.to(torch.float32) is a, a.type_as(torch.empty(0, dtype=torch.float32, device=a.device)) is a,
+            tuple(cpu) if a.device.type == "cpu" else None, tuple(contiguous),
+            tuple(sorted(str(layout) for layout in vars(torch).values() if isinstance(layout, torch.layout)
+                         and layout not in {t.layout for t in other_tensors("cpu").values()})))
 
 
 @scoped_fact("noop-conversions-return-a", {
     "en": "Checks that a.to(torch.float32) is a, and a.type_as(e) is a for an empty float32 e on a's device "
-          "(torch.empty(0) on the CPU), exactly when a is float32; that a.cpu() is a on a CPU tensor; and "
-          "that a.contiguous() is a on a contiguous tensor, on every device (meta included); a.cpu() and "
-          "a.contiguous() also on a.detach().to(dtype) for int64, bool and complex64.",
+          "(torch.empty(0) on the CPU), exactly when a is float32. Then, with grad mode on, under torch.no_grad() and "
+          "inside torch.inference_mode(), checks that t.cpu() is t for a CPU tensor t and that t.contiguous() is t "
+          "for a contiguous t (a meta one included), where t is a and a tensor of every dtype of torch (each "
+          "torch.dtype among torch's attributes) in each layout torch builds it in: strided (a quantized dtype "
+          "quantized per tensor, and per channel where torch takes it), nested (jagged; strided too on the CPU), and "
+          "on the CPU sparse COO, CSR, CSC, BSR and BSC (for cpu() only: none is contiguous) and mkldnn; and that "
+          "these CPU tensors have every layout among torch's attributes (each torch.layout).",
     "zh_CN": "检查 a.to(torch.float32) is a，以及 e 是 a 所在设备上空的 float32 张量（在 CPU 上即 torch.empty(0)）时的 "
-             "a.type_as(e) is a，两者都恰好在 a 是 float32 时成立；CPU 张量的 a.cpu() is a；"
-             "连续张量的 a.contiguous() is a，每种设备上都检查（包括 meta）；a.cpu() 和 a.contiguous() 还在 "
-             "int64、bool 和 complex64 的 a.detach().to(dtype) 上检查。",
-}, lambda case: (case.dtype == torch.float32, case.dtype == torch.float32, True if case.device == "cpu" else None,
-                 True))
-def _noop_conversions(case: Case) -> tuple[bool, bool, bool | None, bool]:
+             "a.type_as(e) is a，两者都恰好在 a 是 float32 时成立。然后在梯度模式下、torch.no_grad() 下和 "
+             "torch.inference_mode() 里，对 CPU 张量 t 检查 t.cpu() is t，对连续张量 t（包括 meta 张量）检查 "
+             "t.contiguous() is t；t 取 a，以及 torch 每种 dtype（torch 属性中的每个 torch.dtype）在 torch "
+             "能构建的每种布局下的张量：strided（量化 dtype 按张量量化，torch 支持时还按通道量化）、"
+             "嵌套（jagged；在 CPU 上还有 strided），以及 CPU 上的稀疏 COO、CSR、CSC、BSR 和 BSC"
+             "（只检查 cpu()：它们都不是连续张量）和 mkldnn；还检查这些 CPU 张量涵盖了 torch 属性中的每种布局"
+             "（每个 torch.layout）。",
+}, lambda case: (case.dtype == torch.float32, case.dtype == torch.float32, () if case.device == "cpu" else None, (),
+                 ()))
+def _noop_conversions(case: Case) -> tuple[bool, bool, tuple[str, ...] | None, tuple[str, ...], tuple[str, ...]]:
     return noop_conversions(case)
 
 

@@ -1,7 +1,7 @@
 """Named facts behind the view operations and "what operations save" pages, the behaviour matrix's notes
-and the ``.data`` comparison page, where a table cell or a page's check cannot show the sentence: the split
-functions' autograd nodes, a number that an operation saves without the pack hook, the memory behind a
-parameter after ``Module.to()``, and the new parameters ``Module.to("meta")`` puts in place.
+and the ``.data`` comparison page, where a table cell or a page's check cannot show the sentence: a number that an
+operation saves without the pack hook, the memory behind a parameter after ``Module.to()``, and the new parameters
+``Module.to("meta")`` puts in place (the split functions' autograd nodes are in :mod:`tensorfacts.split_facts`).
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
@@ -65,72 +65,6 @@ def _module_to_meta_gives_new_parameters() -> Fact:
     return Fact(defaults and replaced and all(new) and old == ["cpu", "cpu"],
                 f"default torch.__future__ settings: {defaults}; new objects: {replaced}; "
                 f"new ones are Parameters on meta: {new}; old ones on: {old}")
-
-#: The functions that split a tensor into several views, by the name the fact prints (what one call returns).
-_SPLITS = {
-    "unbind": lambda a: a.unbind(), "split": lambda a: a.split(1),
-    "split_with_sizes": lambda a: a.split_with_sizes([1, 2]), "chunk": lambda a: a.chunk(3),
-    "tensor_split": lambda a: a.tensor_split(3), "hsplit": lambda a: a.hsplit(2), "vsplit": lambda a: a.vsplit(3),
-}
-_ONE_NODE = {"unbind", "split", "split_with_sizes", "chunk"}
-
-
-@fact("multi-view-outputs-share-one-node", {
-    "en": "Calls unbind(), split(1), split_with_sizes([1, 2]), chunk(3), tensor_split(3), hsplit(2) and vsplit(3) on "
-          "a fresh 3×4 non-leaf that requires grad, grad mode on, and fill_(-1) on the first output of each call: all "
-          "the outputs of one call of the first four share one grad_fn, and fill_ raises \"a function that returns "
-          "multiple views\" with grad mode on outside torch.inference_mode(), torch.enable_grad() inside "
-          "torch.no_grad() included, and runs and changes the non-leaf inside torch.inference_mode() with "
-          "torch.enable_grad(), which turns grad mode on; each output of the last three has a SliceBackward0 of its "
-          "own, and fill_ runs and changes the non-leaf in each of these settings.",
-    "zh_CN": "在梯度模式下，对新建的、需要梯度的 3×4 非叶子张量分别调用 unbind()、split(1)、split_with_sizes([1, 2])、"
-             "chunk(3)、tensor_split(3)、hsplit(2) 和 vsplit(3)，再对每次调用的第一个输出执行 fill_(-1)："
-             "前四个函数一次调用的所有输出，grad_fn 都是同一个；在 torch.inference_mode() 之外、梯度模式打开时，"
-             "fill_ 报错“a function that returns multiple views”，在 torch.no_grad() 里用 torch.enable_grad() "
-             "打开梯度模式也一样，在 torch.inference_mode() 里用 torch.enable_grad() 打开梯度模式时则照常执行，"
-             "非叶子张量随之改变；后三个函数的每个输出各有自己的 SliceBackward0，在上述每种情况下 fill_ 都照常执行，"
-             "非叶子张量随之改变。",
-})
-def _multi_view_outputs_share_one_node() -> Fact:
-    """The views one call of unbind/split/split_with_sizes/chunk returns hang on one autograd node, and an in-place
-    edit of one is refused outside inference mode; tensor_split/hsplit/vsplit give each view a slice node of its
-    own, and the edit runs and reaches the non-leaf."""
-    def make() -> torch.Tensor:
-        return torch.arange(12.0).reshape(3, 4).requires_grad_().clone()
-    own = set(_SPLITS) - _ONE_NODE
-    one_node, distinct, nodes, filled = set(), set(), {}, {}
-    with torch.enable_grad():
-        for name, split in _SPLITS.items():
-            source = make()
-            outputs = split(source)
-            nodes[name] = sorted({type(out.grad_fn).__name__ for out in outputs})
-            ids = {id(out.grad_fn) for out in outputs}
-            if len(ids) == 1:
-                one_node.add(name)
-            if len(ids) == len(outputs):
-                distinct.add(name)
-            filled[name] = _fill_first(source, outputs[0])
-        turned_on = {name: enable_grad_edits(make, lambda s, name=name: _SPLITS[name](s)[0],
-                     lambda first: first.fill_(-1), "a function that returns multiple views") for name in _SPLITS}
-    slices = all(nodes[name] == ["SliceBackward0"] for name in own)
-    edits = all(filled[name] == ("refused" if name in _ONE_NODE else "runs") for name in _SPLITS)
-    modes = all(turned_on[name] == (REFUSED_OUTSIDE if name in _ONE_NODE else dict.fromkeys(REFUSED_OUTSIDE, "runs"))
-                for name in _SPLITS)
-    return Fact(one_node == _ONE_NODE and own <= distinct and slices and edits and modes,
-                f"one grad_fn for all outputs: {sorted(one_node)}; a grad_fn per output: {sorted(distinct)}; "
-                f"nodes: {nodes}; fill_ on the first output: {filled}; with enable_grad() inside a mode: {turned_on}")
-
-
-def _fill_first(source: torch.Tensor, first: torch.Tensor) -> str:
-    """fill_(-1) on ``first``, a view of the non-leaf ``source``: "refused" (the multiple-views error), "runs" (the
-    source's values changed), "no change" or another error's first line."""
-    before = source.detach().clone()
-    try:
-        first.fill_(-1)
-    except RuntimeError as exc:
-        return "refused" if "a function that returns multiple views" in str(exc) else str(exc).splitlines()[0]
-    return "no change" if torch.equal(before, source.detach()) else "runs"
-
 
 @fact("leaf-source-views-refuse-inplace", {
     "en": "Makes each source of the two tables of the view operations page a leaf that requires grad "

@@ -106,9 +106,10 @@ VIEW_NOTES: tuple[Advice, ...] = (
     Advice(
         "multi-output",
         {
-            "en": "With grad mode on, outside `torch.inference_mode()`, and a source that requires grad, the first "
-                "output of `unbind()`, `split()`, `split_with_sizes()` or `chunk()` refuses an in-place edit (inside "
-                "`torch.inference_mode()` the edit runs, even with `torch.enable_grad()`); these four functions hang "
+            "en": "With grad mode on, outside `torch.inference_mode()`, and a source that requires grad, every "
+                "output of `unbind()`, `split()`, `split_with_sizes()` or `chunk()` refuses an in-place edit, also "
+                "when the call returns a single view, though the table probes only the first output; inside "
+                "`torch.inference_mode()` the edit runs, even with `torch.enable_grad()`. These four functions hang "
                 "all the views one call returns on a single autograd node. "
                 "`tensor_split()`, `hsplit()` and `vsplit()` return several views too, each on a node of its own "
                 "(`SliceBackward0`), and accept the probe's edit, `fill_(-1)`, as every other row of both tables "
@@ -132,9 +133,9 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "warning: `a` becomes `x * torch.tensor([10., 100., 100., 10.])`, whose sum gives `x.grad` "
                 "`[10., 100., 100., 10.]`, yet `a.sum().backward()` gives `[10., 10., 10., 10.]`.",
             "zh_CN": "在梯度模式（grad mode）下、`torch.inference_mode()` 之外，源张量需要梯度时，`unbind()`、"
-                "`split()`、`split_with_sizes()` 或 `chunk()` 的第一个输出一做原地（in-place）操作就报错"
-                "（在 `torch.inference_mode()` 里，即使用 "
-                "`torch.enable_grad()` 打开梯度模式，修改也照常执行）；这四个函数一次调用返回的所有视图，"
+                "`split()`、`split_with_sizes()` 或 `chunk()` 的每个输出一做原地（in-place）操作就报错，"
+                "调用只返回一个视图时也是如此，只是表中只测了第一个输出；在 `torch.inference_mode()` 里，即使用 "
+                "`torch.enable_grad()` 打开梯度模式，修改也照常执行。这四个函数一次调用返回的所有视图，"
                 "在自动求导中挂在同一个节点上。"
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"
                 "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行在操作本身"

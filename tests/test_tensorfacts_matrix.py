@@ -380,7 +380,7 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
              # "refuses in-place edits with grad mode on, outside torch.inference_mode() (inside it ... accepts them"
              "view-inplace-refused-outside-inference-mode"),
     "alias": (
-        "noop-conversions-return-a",  # "likewise a.to(torch.float32), a.cpu() ..., a.contiguous()"
+        "noop-conversions-return-a",  # "likewise a.to(torch.float32), ... a.cpu() ..., a.contiguous()"
         "default-device-makes-as-tensor-copy",  # "torch.as_tensor(a) (with no default device set)"
         "version-check-only-in-nodes-run",  # "a backward that runs the node which saved a raises"
         "saved-tensor-hooks-hide-edit",  # "(unless a was saved through saved-tensor hooks"
