@@ -333,14 +333,14 @@ TERMS: tuple[Term, ...] = (
                    "slice with a negative step (`x[::-1]`) raises a `ValueError`; `x.flip(0)` reverses into a copy. On "
                    "a non-nested strided CPU tensor, `True`, `False`, and 0-d tensors and 0-d NumPy arrays of dtype "
                    "`uint8` or `bool` are masks (a copy); NumPy integer scalars (`np.uint8(1)`) are integers; "
-                   "`np.bool_` raises `IndexError`. Reading with any 0-d index tensor on the `meta` device raises.",
+                   "`np.bool_` raises `IndexError`. Reading with such a 0-d index tensor on the `meta` device raises.",
          define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` 的零维张量"
                    "）、步长为正的切片、`None` 和 `...` 做索引；对布局为 strided 且非嵌套的张量这样读取，得到的是视图，"
                    "与被索引的张量共享存储（对嵌套张量，`x[1]` 是视图，`x[0:1]` 和 `x[None]` 则报错；对稀疏 COO 张量 "
                    "`s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。步长为负的切片（比如 `x[::-1]`）会抛出 `ValueError`"
                    "；`x.flip(0)` 做反转，得到的是副本。对非嵌套的 strided CPU 张量，`True`、`False` 以及 dtype 为 "
                    "`uint8` 或 `bool` 的零维张量和零维 NumPy 数组都是掩码（得到副本），NumPy 整数标量（如 `np.uint8(1)`"
-                   "）是整数，`np.bool_` 则抛出 `IndexError`。用 `meta` 设备上的任何零维索引张量读取都会报错。"),
+                   "）是整数，`np.bool_` 则抛出 `IndexError`。用 `meta` 设备上的这类零维索引张量读取都会报错。"),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
          define_en="Indexing with a list of Python integers, with an int64 or int32 tensor or a NumPy integer array, "
                    "either of one dimension or more (a uint8 array or tensor is read as a mask, with a deprecation "
