@@ -57,7 +57,7 @@ def messages(source: str) -> list[tuple[int, str]]:
     return list(_messages(source))
 
 
-@functools.lru_cache(maxsize=4)  # a page's rerun cells (notebook and .py) ask for the same code in turn
+@functools.lru_cache(maxsize=256)  # the rules, the rerun cells and the tests ask for the same code in turn
 def _messages(source: str) -> tuple[tuple[int, str], ...]:
     found = []
     for node in syntax.walk(syntax.parse(source)):
@@ -98,7 +98,7 @@ def values(source: str) -> list[tuple[int, str]]:
     return list(_values(source))
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=256)
 def _values(source: str) -> tuple[tuple[int, str], ...]:
     tree = syntax.parse(source)
     assigned = collections.Counter(target.id for node in tree.body if isinstance(node, ast.Assign)

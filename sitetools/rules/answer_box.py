@@ -21,6 +21,7 @@ Review reads the box against the cell it quotes.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -47,6 +48,7 @@ def _normal(line: str) -> str:
     return " ".join(line.split())
 
 
+@functools.lru_cache(maxsize=4096)
 def _numbered_code_lines(code: str) -> dict[int, str]:
     """The non-blank lines of some Python code by number (1-based), whitespace normalised and trailing
     comments dropped (a comment is text, translated in each edition, so the box shows the code without it)."""

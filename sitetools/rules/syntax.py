@@ -41,11 +41,23 @@ def walk(node: ast.AST) -> tuple[ast.AST, ...]:
     return nodes
 
 
-@functools.lru_cache(maxsize=512)
+_BLOCKS: dict[str, tuple] = {}
+
+
 def gallery_blocks(source: str, path: str | None = None) -> tuple:
-    """sphinx-gallery's split of a script's text (cached by content: the rules and the build read each page
-    often). ``path`` is the file that holds ``source``, read in place so that an error names it; without
-    one (a text from another revision) the text is parsed from a temporary file."""
+    """sphinx-gallery's split of a script's text, kept by content alone (the rules and the build read each page
+    often, and the tests check copies of the same texts at other paths; the blocks hold no path). ``path`` is the
+    file that holds ``source``, read in place so that an error names it (a text that fails is never kept);
+    without one (a text from another revision) the text is parsed from a temporary file."""
+    found = _BLOCKS.get(source)
+    if found is None:
+        if len(_BLOCKS) >= 1024:
+            _BLOCKS.clear()
+        found = _BLOCKS[source] = _split(source, path)
+    return found
+
+
+def _split(source: str, path: str | None) -> tuple:
     from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
     if path is not None:
