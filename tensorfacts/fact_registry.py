@@ -166,6 +166,27 @@ def recording_runs() -> Iterator[set[str]]:
         _RECORDING.remove(ran)
 
 
+#: Whether a fact that has found a counterexample may stop there (:func:`first_counterexample_only`).
+_FIRST_ONLY: list[bool] = [False]
+
+
+@contextlib.contextmanager
+def first_counterexample_only() -> Iterator[None]:
+    """While the block runs, a fact that has found a case where it fails may return there, false, without running
+    the rest (the tests that change torch to see each fact turn false ask only that; the build runs every case)."""
+    _FIRST_ONLY.append(True)
+    try:
+        yield
+    finally:
+        _FIRST_ONLY.pop()
+
+
+def enough(wrong: object) -> bool:
+    """Whether a fact that has found ``wrong`` (its counterexamples so far) may stop running its cases: only when some
+    were found, inside :func:`first_counterexample_only`. The fact is false then, whatever it would find later."""
+    return bool(wrong) and _FIRST_ONLY[-1]
+
+
 def run_fact(fact_id: str) -> Fact:
     """Run one fact with grad mode on; an unknown id, an error or an escaping warning is a failure."""
     for ran in _RECORDING:

@@ -10,6 +10,7 @@ or warning fails the cell, and the build with it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import warnings
 from collections.abc import Callable
@@ -49,7 +50,7 @@ class Row:
     doc: str  #: the torch name the row's code calls, for the link to its documentation ("" when none)
     raises: dict[str, str] = dataclasses.field(default_factory=dict)  #: layout -> phrase of the error
 
-    @property
+    @functools.cached_property
     def source(self) -> str:
         """The name of the source the code reads (``a``, ``z``, ``p`` or ``s``)."""
         return next(name for name in re.findall(r"\b([azps])\b", self.code) if name in SOURCES)
@@ -218,14 +219,20 @@ def make_source(name: str, layout: str, *, grad: bool = False) -> torch.Tensor |
     if code is None:
         return None
     if not grad:
-        return eval(code, {"torch": torch})  # noqa: S307 (code of this module, shown on the page)
-    leaf = eval(code, {"torch": torch})  # noqa: S307
+        return eval(_compiled(code), {"torch": torch})  # noqa: S307 (code of this module, shown on the page)
+    leaf = eval(_compiled(code), {"torch": torch})  # noqa: S307
     return leaf.requires_grad_().clone()
 
 
 def apply(row: Row, source: torch.Tensor) -> torch.Tensor:
     """Run the row's code on ``source``."""
-    return eval(row.code, {"torch": torch, row.source: source})  # noqa: S307
+    return eval(_compiled(row.code), {"torch": torch, row.source: source})  # noqa: S307
+
+
+@functools.cache
+def _compiled(code: str):
+    """The code of a row or a source, compiled once (the facts run each row thousands of times)."""
+    return compile(code, code, "eval")
 
 
 def storages(t: torch.Tensor) -> set[int]:
