@@ -792,8 +792,8 @@ assert r is h, "an in-place ReLU returns its input"
 # sphinx_gallery_end_ignore
 
 # %%
-# After a ``Linear`` layer the same in-place ReLU is harmless, because the
-# backward of ``Linear`` needs its input and its weight, not its output. That
+# After a ``Linear`` layer the same in-place ReLU is harmless: the node of
+# ``layer(x)`` below saves ``x`` and a view of the layer's weight, not its output. That
 # is why ``inplace=True`` works after layers whose backward does not need
 # their output, when that output is a new tensor that no other operation saved (a multiply by a gate
 # that requires grad saves it, and ``backward()`` then raises; a view is not new: see the next cell).
@@ -831,6 +831,10 @@ assert all(piece_of_out._base is out for piece_of_out in out.tensor_split(2, dim
 assert torch.equal(out.detach(), layer(x).detach().clamp(min=0)) and (layer(x).detach() < 0).any(), (
     "the in-place ReLU on the tensor_split piece cleared a negative value of the output")
 assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
+linear_node = layer(x).grad_fn
+assert (linear_node._saved_mat1 is x and linear_node._saved_mat2._base is layer.weight
+        and "_saved_result" not in dir(linear_node)), (
+    "the node of layer(x) saves x and a view of the layer's weight, not its output")
 # sphinx_gallery_end_ignore
 gate = torch.tensor([[2.0, 3.0]], requires_grad=True)
 out = layer(x)

@@ -241,6 +241,7 @@ else:
     raise AssertionError("view() of a non-contiguous layout must raise")
 print("x.t().is_contiguous():", x.t().is_contiguous())
 print("x.t().reshape(6):", x.t().reshape(6))
+assert not x.t().is_contiguous(), "x.t() is not contiguous"
 assert "Use .reshape(...) instead" in message, "view points to reshape"
 
 # %%
