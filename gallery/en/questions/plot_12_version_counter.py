@@ -404,35 +404,42 @@ for whole_ in (grid, grid.long(), grid.to(torch.complex64), weights):
 # ``t_()``, ``unsqueeze_()``, and ``resize_()`` or ``resize_as_()`` to a new size, move it by one too;
 # some other in-place calls do not move it: ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and
 # ``resize_()`` or ``resize_as_()`` to the size the tensor already has. Each line runs on a fresh
-# ``t = torch.arange(4.0)``, with grad mode on and again under ``torch.no_grad()``.
+# ``t = torch.zeros(2, 3)``, with grad mode on and again under ``torch.no_grad()``, and each row also
+# prints ``t``'s shape after the call.
 
 calls = {
     "t.t_()": lambda t: t.t_(),
     "t.unsqueeze_(0)": lambda t: t.unsqueeze_(0),
     "t.resize_(8)": lambda t: t.resize_(8),
-    "t.resize_as_(torch.empty(2, 2))": lambda t: t.resize_as_(torch.empty(2, 2)),
+    "t.resize_as_(torch.empty(4))": lambda t: t.resize_as_(torch.empty(4)),
     "t.detach_()": lambda t: t.detach_(),
     "t.requires_grad_()": lambda t: t.requires_grad_(),
     "t.share_memory_()": lambda t: t.share_memory_(),
-    "t.resize_(4)": lambda t: t.resize_(4),
-    "t.resize_as_(torch.empty(4))": lambda t: t.resize_as_(torch.empty(4)),
+    "t.resize_(2, 3)": lambda t: t.resize_(2, 3),
+    "t.resize_as_(torch.empty(2, 3))": lambda t: t.resize_as_(torch.empty(2, 3)),
 }
 
 
 def moved_by(call, mode):
-    t = torch.arange(4.0)
+    t = torch.zeros(2, 3)
     version = t._version
     with mode():
         call(t)
-    return t._version - version
+    return t._version - version, tuple(t.shape)
 
 
 moves = {line: (moved_by(call, torch.enable_grad), moved_by(call, torch.no_grad)) for line, call in calls.items()}
-for line, (moved, moved_no_grad) in moves.items():
-    print(f"{line:31} _version moves by: {moved}  under no_grad: {moved_no_grad}")
-assert list(moves.values()) == [(1, 1)] * 4 + [(0, 0)] * 5, (
+for line, ((moved, shape), (moved_no_grad, _)) in moves.items():
+    print(f"{line:31} _version moves by: {moved}  under no_grad: {moved_no_grad}  shape after: {shape}")
+assert [(moved, moved_no_grad) for (moved, _), (moved_no_grad, _) in moves.values()] == [(1, 1)] * 4 + [(0, 0)] * 5, (
     "t_(), unsqueeze_(), and resize_() or resize_as_() to a new size move _version by one; detach_(), "
     "requires_grad_(), share_memory_(), and resize_() or resize_as_() to the tensor's own size do not")
+
+# sphinx_gallery_start_ignore
+shapes_changed = [(after != (2, 3), after_no_grad != (2, 3)) for (_, after), (_, after_no_grad) in moves.values()]
+assert shapes_changed == [(True, True)] * 4 + [(False, False)] * 5, (
+    "t_(), unsqueeze_(), and resize_() or resize_as_() to a new size change t's shape (2, 3); the other calls keep it")
+# sphinx_gallery_end_ignore
 
 # %%
 # Not moving the counter does not mean changing nothing: given ``memory_format=torch.channels_last``,

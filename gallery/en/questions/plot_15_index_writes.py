@@ -280,10 +280,11 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # Which index forms give a view
 # -----------------------------
 #
-# Indexing with integers (a zero-dimensional integer tensor too, see below), slices, ``None`` and
-# ``...`` (basic indexing) returns a view of ``x``, on its storage; an edit of the view is an edit of
-# ``x``. A list of Python integers, an ``int64`` or ``int32`` index tensor of one or more dimensions (other
-# dtypes below) or a mask (advanced indexing),
+# For a dense ``x`` (as above: layout ``torch.strided``, neither nested nor quantized), indexing with integers (a
+# zero-dimensional integer tensor too, see below), slices, ``None`` and ``...`` (basic indexing) returns a view of
+# ``x``, on its storage; an edit of the view that torch takes (when ``x`` requires grad or is an inference tensor,
+# see below) is an edit of ``x``. A list of Python integers, an ``int64`` or ``int32`` index tensor of one or more
+# dimensions (other dtypes below) or a mask (advanced indexing),
 # alone or next to basic indices, returns a copy. A list of fewer than 32 items that holds a tensor, a
 # sequence (another list, a tuple, a ``range``), a slice, ``None`` or ``...`` is read as a tuple of indices, with a deprecation warning, and can give a
 # view: ``x[[t.argmax()]]`` is ``x[t.argmax()]``. From 32 items on, torch makes the whole list one index tensor: a
@@ -314,7 +315,33 @@ for form, result in forms.items():
     print(f"{form:<24} same storage: {same_storage(result, x)}")
 views = [form for form, result in forms.items() if same_storage(result, x)]
 assert views == list(forms)[:7], "basic indexing gives views, advanced indexing copies"
+row_source = torch.arange(12.0).reshape(3, 4)
+row = row_source[1]
+row.mul_(10)
+print("row_source after row = row_source[1]; row.mul_(10):", row_source)
+assert torch.equal(row_source[1], torch.tensor([40.0, 50.0, 60.0, 70.0])), "an edit of the view x[1] is an edit of x"
+
 # sphinx_gallery_start_ignore
+with torch.inference_mode():
+    basic_inference_x = torch.arange(12.0).reshape(3, 4).clone()
+basic_scope = [torch.arange(12).reshape(3, 4).to(basic_dtype).clone() for basic_dtype in (
+    torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float64, torch.int8, torch.int64, torch.uint8,
+    torch.bool, torch.complex64)] + [basic_inference_x, torch.ones(3, 4, requires_grad=True)]
+for basic_mode_kind, basic_mode in {"grad mode on": torch.enable_grad, "grad mode off": torch.no_grad,
+                                    "inference mode": torch.inference_mode}.items():
+    for basic_x in basic_scope:
+        with basic_mode():
+            basic_reads = [basic_x[1], basic_x[1:], basic_x[:, 1], basic_x[::2], basic_x[None], basic_x[..., 0],
+                           basic_x[torch.tensor(1)]]
+        assert all(same_storage(basic_read, basic_x) for basic_read in basic_reads), (
+            f"with {basic_mode_kind}, basic indexing of a dense x of each of nine dtypes, an inference tensor and a "
+            "leaf that requires grad gives views on its storage")
+    basic_meta_x = torch.empty(3, 4, device="meta")
+    with basic_mode():
+        basic_meta_reads = [basic_meta_x[1], basic_meta_x[1:], basic_meta_x[:, 1], basic_meta_x[::2],
+                            basic_meta_x[None], basic_meta_x[..., 0], basic_meta_x[torch.tensor(1)]]
+    assert all(basic_read._base is basic_meta_x for basic_read in basic_meta_reads), (
+        f"with {basic_mode_kind}, basic indexing of an x on meta gives views of x")
 assert all(result._is_view() == (form in views) for form, result in forms.items()), "the results that share x's storage are the ones autograd records as views"
 for short_kind, short_item in {"slice(None)": slice(None), "None": None, "...": ...}.items():
     with warnings.catch_warnings(record=True) as short_warnings:
@@ -1021,7 +1048,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # Conclusion
 # ----------
 #
-# Indexing with integers, slices, ``None`` and ``...`` gives a view, and so does a zero-dimensional
+# For a dense ``x``, indexing with integers, slices, ``None`` and ``...`` gives a view, and so does a zero-dimensional
 # index tensor such as ``argmax()`` returns (any integer dtype but ``uint8``); a list of Python integers, an
 # ``int64`` or ``int32`` index tensor of one or more dimensions or a mask gives a copy, and an in-place method called on that
 # copy leaves ``x`` unchanged. A zero-dimensional index tensor or a boolean mask on ``meta``, or a ``uint8`` mask

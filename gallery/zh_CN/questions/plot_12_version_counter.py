@@ -376,35 +376,41 @@ for whole_ in (grid, grid.long(), grid.to(torch.complex64), weights):
 # sphinx_gallery_end_ignore
 
 # %%
-# 让计数器走动的不只是写入数值。只改形状的原地调用，例如 ``t_()``、``unsqueeze_()``，以及改成新大小的 ``resize_()`` 或 ``resize_as_()``，同样让它加 1；另一些原地调用则不动它：``detach_()``、``requires_grad_()``、``share_memory_()``，以及按张量现有大小调用的 ``resize_()`` 或 ``resize_as_()``。每一行都在全新的 ``t = torch.arange(4.0)`` 上运行，梯度模式（grad mode）开启时一次，在 ``torch.no_grad()`` 下再一次。
+# 让计数器走动的不只是写入数值。只改形状的原地调用，例如 ``t_()``、``unsqueeze_()``，以及改成新大小的 ``resize_()`` 或 ``resize_as_()``，同样让它加 1；另一些原地调用则不动它：``detach_()``、``requires_grad_()``、``share_memory_()``，以及按张量现有大小调用的 ``resize_()`` 或 ``resize_as_()``。每一行都在全新的 ``t = torch.zeros(2, 3)`` 上运行，梯度模式（grad mode）开启时一次，在 ``torch.no_grad()`` 下再一次，并打印调用之后 ``t`` 的形状。
 
 calls = {
     "t.t_()": lambda t: t.t_(),
     "t.unsqueeze_(0)": lambda t: t.unsqueeze_(0),
     "t.resize_(8)": lambda t: t.resize_(8),
-    "t.resize_as_(torch.empty(2, 2))": lambda t: t.resize_as_(torch.empty(2, 2)),
+    "t.resize_as_(torch.empty(4))": lambda t: t.resize_as_(torch.empty(4)),
     "t.detach_()": lambda t: t.detach_(),
     "t.requires_grad_()": lambda t: t.requires_grad_(),
     "t.share_memory_()": lambda t: t.share_memory_(),
-    "t.resize_(4)": lambda t: t.resize_(4),
-    "t.resize_as_(torch.empty(4))": lambda t: t.resize_as_(torch.empty(4)),
+    "t.resize_(2, 3)": lambda t: t.resize_(2, 3),
+    "t.resize_as_(torch.empty(2, 3))": lambda t: t.resize_as_(torch.empty(2, 3)),
 }
 
 
 def moved_by(call, mode):
-    t = torch.arange(4.0)
+    t = torch.zeros(2, 3)
     version = t._version
     with mode():
         call(t)
-    return t._version - version
+    return t._version - version, tuple(t.shape)
 
 
 moves = {line: (moved_by(call, torch.enable_grad), moved_by(call, torch.no_grad)) for line, call in calls.items()}
-for line, (moved, moved_no_grad) in moves.items():
-    print(f"{line:31} _version moves by: {moved}  under no_grad: {moved_no_grad}")
-assert list(moves.values()) == [(1, 1)] * 4 + [(0, 0)] * 5, (
+for line, ((moved, shape), (moved_no_grad, _)) in moves.items():
+    print(f"{line:31} _version moves by: {moved}  under no_grad: {moved_no_grad}  shape after: {shape}")
+assert [(moved, moved_no_grad) for (moved, _), (moved_no_grad, _) in moves.values()] == [(1, 1)] * 4 + [(0, 0)] * 5, (
     "t_(), unsqueeze_(), and resize_() or resize_as_() to a new size move _version by one; detach_(), "
     "requires_grad_(), share_memory_(), and resize_() or resize_as_() to the tensor's own size do not")
+
+# sphinx_gallery_start_ignore
+shapes_changed = [(after != (2, 3), after_no_grad != (2, 3)) for (_, after), (_, after_no_grad) in moves.values()]
+assert shapes_changed == [(True, True)] * 4 + [(False, False)] * 5, (
+    "t_(), unsqueeze_(), and resize_() or resize_as_() to a new size change t's shape (2, 3); the other calls keep it")
+# sphinx_gallery_end_ignore
 
 # %%
 # 不推进计数器，并不等于什么都没改：给出 ``memory_format=torch.channels_last`` 时，按自身大小调用的 ``resize_()`` 会原地改写下面这个连续的四维张量 ``x4`` 的步长，同样的下标读出别的数值，``_version`` 却仍是 0；保存过 ``x4`` 的计算图做 ``backward()`` 时就用上这些数值：梯度算错了，却不报错。

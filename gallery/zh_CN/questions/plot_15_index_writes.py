@@ -260,7 +260,7 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 # 哪些索引写法得到视图
 # --------------------
 #
-# 用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；改视图就是改 ``x``。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表有 32 项及以上时，torch 把整个列表变成一个索引张量：由整数和只有一个元素、dtype 为有符号整数、``uint8`` 或 ``bool`` 的张量组成的列表（``bool`` 张量按位置 0 或 1 算），或由长度全都相同的整数列表、整数元组或 ``range`` 组成的列表，是高级索引（得到副本，不给警告）；列表里若只有单元素的 ``uint8`` 或 ``bool`` 张量（Python 的 ``True`` 和 ``False`` 算作 ``bool``），或只有由它们组成、长度全都相同的列表或元组，则是掩码（列表有几层，掩码就是几维），其中有 ``uint8`` 张量时还会给出弃用警告；列表里有浮点或复数张量、元素个数不是一的张量、``meta`` 上的张量、``uint16``、``uint32`` 或 ``uint64`` 张量（除非每一项都是该 dtype 的张量）、切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
+# ``x`` 是稠密张量（同上：布局为 ``torch.strided``，既非嵌套也非量化）时，用整数（包括零维整数索引张量，见下文）、切片、``None`` 和 ``...`` 索引（基本索引）返回 ``x`` 的视图，与 ``x`` 共享存储；torch 允许的对视图的修改（``x`` 需要梯度或是推理张量时的情形见下文）就是对 ``x`` 的修改。由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量（其他 dtype 见下文）或掩码，即高级索引（advanced indexing），无论单独使用还是与基本索引混用，返回的都是副本。少于 32 项的列表里若有张量、序列（另一个列表、元组或 ``range``）、切片、``None`` 或 ``...``，torch 会把它当作索引元组来读，并给出弃用警告，结果可能是视图：``x[[t.argmax()]]`` 就是 ``x[t.argmax()]``。列表有 32 项及以上时，torch 把整个列表变成一个索引张量：由整数和只有一个元素、dtype 为有符号整数、``uint8`` 或 ``bool`` 的张量组成的列表（``bool`` 张量按位置 0 或 1 算），或由长度全都相同的整数列表、整数元组或 ``range`` 组成的列表，是高级索引（得到副本，不给警告）；列表里若只有单元素的 ``uint8`` 或 ``bool`` 张量（Python 的 ``True`` 和 ``False`` 算作 ``bool``），或只有由它们组成、长度全都相同的列表或元组，则是掩码（列表有几层，掩码就是几维），其中有 ``uint8`` 张量时还会给出弃用警告；列表里有浮点或复数张量、元素个数不是一的张量、``meta`` 上的张量、``uint16``、``uint32`` 或 ``uint64`` 张量（除非每一项都是该 dtype 的张量）、切片、``None`` 或 ``...`` 时则报错。下面逐一按存储检查每种写法。
 x = torch.arange(12.0).reshape(3, 4)
 forms = {
     "x[1]": x[1],
@@ -280,7 +280,33 @@ for form, result in forms.items():
     print(f"{form:<24} same storage: {same_storage(result, x)}")
 views = [form for form, result in forms.items() if same_storage(result, x)]
 assert views == list(forms)[:7], "basic indexing gives views, advanced indexing copies"
+row_source = torch.arange(12.0).reshape(3, 4)
+row = row_source[1]
+row.mul_(10)
+print("row_source after row = row_source[1]; row.mul_(10):", row_source)
+assert torch.equal(row_source[1], torch.tensor([40.0, 50.0, 60.0, 70.0])), "an edit of the view x[1] is an edit of x"
+
 # sphinx_gallery_start_ignore
+with torch.inference_mode():
+    basic_inference_x = torch.arange(12.0).reshape(3, 4).clone()
+basic_scope = [torch.arange(12).reshape(3, 4).to(basic_dtype).clone() for basic_dtype in (
+    torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float64, torch.int8, torch.int64, torch.uint8,
+    torch.bool, torch.complex64)] + [basic_inference_x, torch.ones(3, 4, requires_grad=True)]
+for basic_mode_kind, basic_mode in {"grad mode on": torch.enable_grad, "grad mode off": torch.no_grad,
+                                    "inference mode": torch.inference_mode}.items():
+    for basic_x in basic_scope:
+        with basic_mode():
+            basic_reads = [basic_x[1], basic_x[1:], basic_x[:, 1], basic_x[::2], basic_x[None], basic_x[..., 0],
+                           basic_x[torch.tensor(1)]]
+        assert all(same_storage(basic_read, basic_x) for basic_read in basic_reads), (
+            f"with {basic_mode_kind}, basic indexing of a dense x of each of nine dtypes, an inference tensor and a "
+            "leaf that requires grad gives views on its storage")
+    basic_meta_x = torch.empty(3, 4, device="meta")
+    with basic_mode():
+        basic_meta_reads = [basic_meta_x[1], basic_meta_x[1:], basic_meta_x[:, 1], basic_meta_x[::2],
+                            basic_meta_x[None], basic_meta_x[..., 0], basic_meta_x[torch.tensor(1)]]
+    assert all(basic_read._base is basic_meta_x for basic_read in basic_meta_reads), (
+        f"with {basic_mode_kind}, basic indexing of an x on meta gives views of x")
 assert all(result._is_view() == (form in views) for form, result in forms.items()), "the results that share x's storage are the ones autograd records as views"
 for short_kind, short_item in {"slice(None)": slice(None), "None": None, "...": ...}.items():
     with warnings.catch_warnings(record=True) as short_warnings:
@@ -944,7 +970,7 @@ assert torch.equal(assigned, per_batch), "+= counted each label once in each bat
 # 小结
 # ----
 #
-# 用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
+# ``x`` 是稠密张量时，用整数、切片、``None`` 和 ``...`` 索引得到视图，``argmax()`` 返回的那种零维索引张量（``uint8``
 # 以外的整数 dtype）也一样；用由 Python 整数组成的列表、一维及以上的 ``int64`` 或 ``int32`` 索引张量或掩码索引得到副本，对副本调用原地方法，``x``
 # 不会改变。``meta`` 上的零维索引张量或布尔掩码，以及自身或 ``x`` 在 ``meta`` 上的一维及以上的 ``uint8`` 掩码，在读取 ``x[idx]`` 时报错；``x`` 是 CPU 上的稠密张量时，``meta`` 上的 ``int64`` 或 ``int32`` 索引张量读出的是未初始化的数值，没有一个是从 ``x`` 读来的，经由它或 ``meta`` 上的掩码做上面那些写入，什么也写不进 ``x``：索引要放在 ``x`` 所在的设备上。:fact:`meta-index-read-uninitialized`\ 要写进 ``x``，就通过索引赋值（``x[idx] = v``、``x[idx] += 1``；需要梯度的叶子张量、它的视图，以及上文那四种非叶子张量的视图和从它们再取的视图，要放在
 # ``torch.no_grad()`` 下，推理张量要放在 ``torch.inference_mode()`` 下），或者用原地的索引方法；索引会重复时，用
