@@ -268,3 +268,15 @@ def test_the_chinese_prose_writes_autograd_only_as_a_gloss_in_code_or_quoted():
                     bare.append(where(found.start()))
     assert len(list(word.finditer("自动求导（autograd）"))) == 1
     assert not bare, f"autograd written outside 自动求导（autograd）, code and quotations: {bare}"
+
+
+def test_a_glossary_definition_names_no_torch_release_but_this_builds():
+    """The facts under a definition run on this build's torch only: a definition that said how another release
+    behaves would rest on nothing the build runs (the releases page shows the recorded releases, from the records)."""
+    from importlib.metadata import version
+
+    built = version("torch").split("+")[0]
+    for term in terms.TERMS:
+        for definition in (term.define_en, term.define_zh):
+            named = set(re.findall(r"(?<![\d.])2\.\d+(?:\.\d+)?(?![\d.])", definition))
+            assert named <= {built}, (term.zh, named)

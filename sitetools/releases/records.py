@@ -148,7 +148,8 @@ def problems(records: list[dict], manifest: dict[str, list[str]]) -> list[str]:
 def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str,
             codes: dict[str, dict[str, str]] | None = None) -> list[dict]:
     """Every check, fact, claim or table cell whose result is not the build's on some release: what it is (and,
-    for a page's check, its normalised text), its status on each release where it does not hold, the newest such
+    for a page's check, its normalised text), its status on each release where it does not hold (for a check that
+    never ran there, the line and the error where its page stopped, as ``stopped``), the newest such
     release and the first release after it, the build's included, that gives the build's result ("changed in
     2.x": between the two); given ``codes`` (:func:`current_codes`), none of a record's unverified facts and none of
     the pages whose code changed since it. A claim or table cell that ran with older code is shown as it ran."""
@@ -157,8 +158,8 @@ def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str,
         stale = set(stale_pages(record, manifest, (codes or {}).get("pages")))
         unverified = set(unverified_facts(record, codes["facts"])) if codes and "facts" in codes else set()
         release = record["release"]
-        items = [(("page", f"{name}: {c['message']}"), c) for name, page in record["pages"].items()
-                 if name not in stale for c in page.get("checks", [])]  # fmt: skip
+        items = [(("page", f"{name}: {c['message']}"), {**c, "stopped": page.get("stopped")})
+                 for name, page in record["pages"].items() if name not in stale for c in page.get("checks", [])]
         items += [(("fact", fact_id), f) for fact_id, f in record["facts"].items() if fact_id not in unverified]
         items += [(("claim", claim_id), c) for claim_id, c in record["claims"].items()]
         items += [((f"table {table}", key), {"status": "differs", "seen": d["seen"], "expected": d["expected"]})
@@ -168,6 +169,8 @@ def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str,
                 continue
             row = rows.setdefault(key, {"kind": key[0], "what": key[1], "by_release": {}, "check": item.get("check")})
             row["by_release"][release] = {"status": item["status"], "seen": item.get("seen", "")}
+            if not item.get("seen") and item.get("stopped"):  # it never ran: where its page stopped instead
+                row["by_release"][release]["stopped"] = item["stopped"]
     releases = [record["release"] for record in records]
     known = sorted({*releases, built_on}, key=release_key)  # the build's own torch gives the build's result
     for row in rows.values():
@@ -175,3 +178,20 @@ def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str,
         later = [r for r in known if release_key(r) > release_key(row["last_differs"])]
         row["changed_in"] = later[0] if later else None
     return sorted(rows.values(), key=lambda row: (row["kind"], row["what"]))
+
+
+def stops(records: list[dict], manifest: dict[str, list[str]],
+          codes: dict[str, dict[str, str]] | None = None) -> list[dict]:  # fmt: skip
+    """Every page that stopped before its end on some release (an error of its code, or its process crashed),
+    leaving out the records in which the page is stale: the page, the line it stopped at and the error (a crash:
+    no line, and what the process said), and the releases that stopped there alike, in the records' order."""
+    found: dict[tuple[str, str, str], list[str]] = {}
+    for record in records:
+        stale = set(stale_pages(record, manifest, (codes or {}).get("pages")))
+        for name, page in record["pages"].items():
+            if name in stale or not (page.get("stopped") or page.get("crashed")):
+                continue
+            where = page.get("stopped") or {"line": "", "error": page["crashed"]}
+            found.setdefault((name, where["line"], where["error"]), []).append(record["release"])
+    return [{"page": page, "line": line, "error": error, "releases": releases}
+            for (page, line, error), releases in sorted(found.items(), key=lambda item: item[0][0])]

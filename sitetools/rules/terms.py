@@ -117,7 +117,7 @@ TERMS: tuple[Term, ...] = (
                    "that bit, which reads the negatives of `t`'s values). The calls on `n` fail in some cases too: "
                    "given an array in the other byte order, both raise, and given `np.arange(6.0)[::-1]`, a flipped "
                    "array, `torch.from_numpy(n)` raises while `torch.from_dlpack(n)` aborts the Python process on "
-                   "torch 2.13.0, as on the recorded releases 2.4.1 to 2.12.1, though not on 2.14.1.",
+                   "torch 2.13.0.",
          define_zh="通向某个张量或数组的内存的另一个名字或对象，而不是它的副本，比如 `b = a`、视图，或者对布局为 "
                    "strided 的 CPU 张量 `t`，不传其他参数时 `t.numpy()`、`torch.from_numpy(n)`、`np.from_dlpack(t)`、"
                    "`torch.from_dlpack(t)` 和 `torch.from_dlpack(n)` 返回的对象（传入 `copy=True` 时，这几个 DLPack "
@@ -127,8 +127,7 @@ TERMS: tuple[Term, ...] = (
                    "`np.from_dlpack(t)` 报错；`t` 带负号位时，`t.numpy()` 报错，`np.from_dlpack(t)` 和 "
                    "`torch.from_dlpack(t)` 则返回不带这个标志位的别名，读到的是 `t` 各值的相反数）。对 `n` 的调用在一"
                    "些情形下也会失败：数组的字节序与本机不同时，两者都报错；对翻转过的数组 `np.arange(6.0)[::-1]`，"
-                   "`torch.from_numpy(n)` 报错，`torch.from_dlpack(n)` 则让 Python 进程直接中止：在 torch 2.13.0 上如"
-                   "此，在记录过的 2.4.1 到 2.12.1 上也如此，在 2.14.1 上则不会。"),
+                   "`torch.from_numpy(n)` 报错，`torch.from_dlpack(n)` 则在 torch 2.13.0 上让 Python 进程直接中止。"),
     Term("原地操作", "in-place operation", "questions-version-counter", also=("原地修改",),
          avoid=("原位操作", "原位", "就地操作", "就地"), gloss="in-place", mention=r"(?<!在)原地",
          define_en="An operation that writes its result into an existing tensor (`add_`, `t[0] = 1`).",

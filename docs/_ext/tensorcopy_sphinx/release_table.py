@@ -16,7 +16,9 @@ then one row per check whose result is not this build's on some release, with it
 first releases between which the build's behaviour appears (the newest release on which it does not hold: it
 differs, is not available, errored or was not run; and the next one, the build's torch included, that agrees)
 and, in one line of inline code (program output, verbatim in every edition: no typographic quotes), what the
-oldest such release gave. A page's check is named by its page
+oldest such release gave (for a check that never ran there, the line and the error where its page stopped; and a
+check not run on the newest such release is said to be so, not to have changed), then the list of the pages that
+stopped before their end on some release, with the line and the error. A page's check is named by its page
 and its message: the one the page's check has now where it is a string (a record keeps the message the check had
 when it ran, and a message may be reworded without changing the check), in another edition its translation from
 the edition's catalog of the checks' messages (:mod:`sitetools.authoring.check_labels`), its fields' values translated
@@ -97,6 +99,45 @@ def output_cell(text: str) -> nodes.paragraph:
     """A cell that quotes what a release gave: program output, shown as inline code, so that it reads verbatim
     in every edition (no typographic quotes or ellipsis)."""
     return nodes.paragraph("", "", nodes.literal(text, text))
+
+
+def given_cell(words: dict, given: dict) -> nodes.paragraph:
+    """The last cell of the changes table: what the oldest release where the check does not hold gave (its entry in
+    the row's ``by_release``); for a check that never ran there, the line and the error where its page stopped."""
+    if given["seen"] or not given.get("stopped"):
+        return output_cell(given["seen"])
+    stopped = given["stopped"]
+    before, between = words["stopped cell"]
+    return nodes.paragraph("", "", nodes.Text(before), nodes.literal(stopped["line"], stopped["line"]),
+                           nodes.Text(between), nodes.literal(stopped["error"], stopped["error"]))
+
+
+def changed_cell(words: dict, row: dict) -> str:
+    """The "Changed between" cell of a row: the newest release where it does not hold and the next that gives this
+    build's result, or "still differs"; for a check that did not run on that newest release (its page stopped
+    before it), that it did not run there, not a change."""
+    if row["by_release"][row["last_differs"]]["status"] != "not run":
+        return f"{row['last_differs']} → {row['changed_in']}" if row["changed_in"] else words["still"]
+    if not row["changed_in"]:
+        return words["still not run"].format(last=row["last_differs"])
+    return words["not run then"].format(last=row["last_differs"], changed=row["changed_in"])
+
+
+def stop_notes(stops: list[dict], words: dict) -> list[nodes.Node]:
+    """The pages that stopped before their end on some release (:func:`sitetools.releases.records.stops`): a
+    sentence, then one item per page and stop, with the releases, the line and the error."""
+    if not stops:
+        return []
+    items = nodes.bullet_list(classes=["release-stops"])
+    for stop in stops:
+        where = words["stop where"].format(page=stop["page"], releases=words["between"].join(stop["releases"]))
+        parts: list[nodes.Node] = [nodes.Text(where + words["stop crashed"])]
+        if stop["line"]:  # a crash has no line
+            parts = [nodes.Text(where + words["stop line"]), nodes.literal(stop["line"], stop["line"]),
+                     nodes.Text(words["stop error"])]
+        parts.append(nodes.literal(stop["error"], stop["error"]))
+        items += nodes.list_item("", nodes.paragraph("", "", *parts))
+    return [nodes.paragraph(text=words["stops"]), items]
 
 
 def _table(head: tuple[str, ...], rows: list[list[str | nodes.paragraph]],
@@ -308,8 +349,9 @@ class ReleaseRecords(SphinxDirective):
         found += new_facts_notes(records, codes["facts"], words, torch)
         found += older_notes(records, codes, words, torch, self.env.docname)
         changes = release_records.changes(records, manifest, torch, codes)
+        stopped = stop_notes(release_records.stops(records, manifest, codes), words)
         if not changes:
-            return [*found, nodes.paragraph(text=words["no changes"])]
+            return [*found, nodes.paragraph(text=words["no changes"]), *stopped]
         language = self.env.config.language
         labels, values = {}, {}
         if language != CODES[0]:  # the first edition's checks are written in its language
@@ -321,10 +363,9 @@ class ReleaseRecords(SphinxDirective):
         for row in changes:
             oldest = next(row["by_release"][r] for r in releases if r in row["by_release"])
             statuses = [words["status"][row["by_release"].get(r, {"status": "holds"})["status"]] for r in releases]
-            rows.append([change_label(words, row, labels, values), *statuses,
-                         f"{row['last_differs']} → {row['changed_in']}" if row["changed_in"] else words["still"],
-                         output_cell(oldest["seen"])])  # fmt: skip
-        return [*found, _table(head, rows, ("release-changes",))]
+            rows.append([change_label(words, row, labels, values), *statuses, changed_cell(words, row),
+                         given_cell(words, oldest)])  # fmt: skip
+        return [*found, _table(head, rows, ("release-changes",)), *stopped]
 
 
 def _publish(app: Sphinx, config) -> None:
