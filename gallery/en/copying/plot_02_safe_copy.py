@@ -389,7 +389,9 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # and ``requires_grad=True`` return that view too, but change it as ``view.requires_grad_()`` would (see
 # :ref:`the clone page <copying-clone>`): a clone of it taken afterwards passes it a gradient, which fills its
 # ``.grad``, while without the call its ``.grad`` stays ``None``; ``torch.as_tensor(view)`` leaves it unchanged.
-# A view taken in those ways of an inference tensor that requires grad is a leaf that does not require grad:
+# A view taken by such an operation of a strided inference tensor that requires grad is a leaf that does not
+# require grad in every grad mode, grad mode on included, outside ``torch.inference_mode()`` or inside it: a slice of a
+# parameter of a module built under ``torch.inference_mode()``, taken while training, is one.
 # ``torch.asarray(view)``, ``requires_grad=view.requires_grad`` and ``requires_grad=False`` return it unchanged, and
 # ``requires_grad=True`` raises the ``RuntimeError`` above.
 # Given a non-leaf ``y``,
@@ -588,11 +590,15 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
                     off_view.requires_grad), (
                     "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
                     "requires grad returns that view itself, a leaf that still requires grad")
-for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
-    for inference_source in inference_sources:
+with torch.inference_mode():  # a complex one and one on meta besides
+    viewed_inference_sources = (*inference_sources, torch.ones(3, dtype=torch.complex64, requires_grad=True),
+                                torch.ones(3, device="meta", requires_grad=True))
+for view_grad_mode, grad_on_inside in ((torch.enable_grad, True), (torch.no_grad, False), (torch.inference_mode, False),
+                                       (torch.inference_mode, True), (lambda: torch.set_grad_enabled(False), False)):
+    for inference_source in viewed_inference_sources:
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
             for take_view in recorded_views:
-                with grad_off():
+                with view_grad_mode(), torch.set_grad_enabled(grad_on_inside):
                     inference_view = take_view(inference_source)
                 with grad_mode_asked(), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -606,13 +612,14 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
                             "on a view of an inference tensor, requires_grad=True raises that it is not allowed "
                             "outside InferenceMode")
                     else:
-                        raise AssertionError("torch.asarray(view, requires_grad=True) raises on a view taken with grad "
-                                             "mode off of an inference tensor that requires grad")
-                assert inference_view.is_leaf and not inference_view.requires_grad and all(
+                        raise AssertionError("torch.asarray(view, requires_grad=True) raises on a view taken in any "
+                                             "grad mode of an inference tensor that requires grad")
+                assert inference_source.is_inference() and inference_source.requires_grad and (
+                    inference_view.is_leaf) and not inference_view.requires_grad and all(
                     returned_view is inference_view for returned_view in inference_view_kept), (
-                    "a view taken with grad mode off of an inference tensor that requires grad is a leaf that does not "
-                    "require grad, and torch.asarray(view), alone or with requires_grad=view.requires_grad or "
-                    "requires_grad=False, returns it unchanged")
+                    "a view taken in any grad mode, grad mode on included, of an inference tensor that requires grad "
+                    "is a leaf that does not require grad, and torch.asarray(view), alone or with "
+                    "requires_grad=view.requires_grad or requires_grad=False, returns it unchanged")
 off_view_calls = {  # a call on a view taken with grad mode off, and whether its clone then passes it a gradient
     "torch.asarray(view)": (lambda v: torch.asarray(v), True),
     "requires_grad=view.requires_grad": (lambda v: torch.asarray(v, requires_grad=v.requires_grad), True),

@@ -484,37 +484,39 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
                         "torch.autograd.grad asked for the base or the view says it was not used in the graph")
                 else:
                     raise AssertionError("torch.autograd.grad asked for the base or the view raises")
-with torch.inference_mode():  # an inference tensor that requires grad, and a parameter of a module built there
-    inference_bases = (torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.nn.BatchNorm1d(3).weight)
-for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
-    for grad_on_inside in (False, True) if grad_off is torch.inference_mode else (False,):
-        for inference_base in inference_bases:
-            for further in (False, True):
-                with grad_off(), torch.set_grad_enabled(grad_on_inside):
-                    inference_view = inference_base[1:]
-                inference_clone = (inference_view[1:] if further else inference_view).clone()
-                assert inference_base.is_inference() and inference_base.requires_grad and (
-                    not inference_view.requires_grad) and inference_clone.grad_fn is None, (
-                    "a view taken this way of an inference tensor that requires grad does not require grad, and the "
-                    "clone of it, or of a view of it, has no grad_fn")
-                inference_loss = (inference_clone * inference_clone).sum()
-                inference_routes = (
-                    (inference_loss.backward, {}),
-                    (inference_loss.backward, {"inputs": [inference_base]}),
-                    (inference_loss.backward, {"inputs": [inference_view]}),
-                    *((torch.autograd.grad, {"outputs": inference_loss, "inputs": asked, "allow_unused": unused})
-                      for asked in (inference_base, inference_view) for unused in (False, True)))
-                for inference_route, route_kwargs in inference_routes:
-                    try:
-                        inference_route(**route_kwargs)
-                    except RuntimeError as inference_error:
-                        assert "does not require grad and does not have a grad_fn" in str(inference_error), (
-                            "backward() and torch.autograd.grad of the clone of a view of an inference tensor say it "
-                            "does not require grad and does not have a grad_fn")
-                    else:
-                        raise AssertionError(
-                            "backward(), with or without inputs=, and torch.autograd.grad, even with allow_unused=True, "
-                            "raise on the clone of a view of an inference tensor")
+with torch.inference_mode():  # inference tensors that require grad: a parameter of a module built there among them
+    inference_bases = (torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.nn.BatchNorm1d(3).weight,
+                       torch.ones(3, dtype=torch.complex64, requires_grad=True),
+                       torch.ones(3, device="meta", requires_grad=True))
+for grad_taken, grad_on_inside in ((torch.enable_grad, True), (torch.no_grad, False), (torch.inference_mode, False),
+                                   (torch.inference_mode, True), (lambda: torch.set_grad_enabled(False), False)):
+    for inference_base in inference_bases:
+        for further in (False, True):
+            with grad_taken(), torch.set_grad_enabled(grad_on_inside):
+                inference_view = inference_base[1:]
+            inference_clone = (inference_view[1:] if further else inference_view).clone()
+            assert inference_base.is_inference() and inference_base.requires_grad and (
+                not inference_view.requires_grad) and inference_clone.grad_fn is None, (
+                "a view of an inference tensor that requires grad, taken in any grad mode, grad mode on included, "
+                "does not require grad, and the clone of it, or of a view of it, has no grad_fn")
+            inference_loss = (inference_clone * inference_clone).sum()
+            inference_routes = (
+                (inference_loss.backward, {}),
+                (inference_loss.backward, {"inputs": [inference_base]}),
+                (inference_loss.backward, {"inputs": [inference_view]}),
+                *((torch.autograd.grad, {"outputs": inference_loss, "inputs": asked, "allow_unused": unused})
+                  for asked in (inference_base, inference_view) for unused in (False, True)))
+            for inference_route, route_kwargs in inference_routes:
+                try:
+                    inference_route(**route_kwargs)
+                except RuntimeError as inference_error:
+                    assert "does not require grad and does not have a grad_fn" in str(inference_error), (
+                        "backward() and torch.autograd.grad of the clone of a view of an inference tensor say it "
+                        "does not require grad and does not have a grad_fn")
+                else:
+                    raise AssertionError(
+                        "backward(), with or without inputs=, and torch.autograd.grad, even with allow_unused=True, "
+                        "raise on the clone of a view of an inference tensor")
 for retained in (False, True):
     behind_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     non_leaf_source = behind_leaf * 2
@@ -648,11 +650,13 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # it before its clone, or a view of it, was taken (the clone
 # of a view of it taken in one of these ways passes it no gradient even then). Unless the tensor viewed is itself a
 # view made a leaf with ``requires_grad_()``, or an inference tensor (views taken of either in these ways do not
-# require grad), ``backward()``,
+# require grad; a view of an inference tensor that requires grad does not with grad mode on either, outside
+# ``torch.inference_mode()``: a slice of a parameter of a module built there, taken while training, say), ``backward()``,
 # and ``backward(inputs=...)`` naming the base or that view, raise nothing; ``torch.autograd.grad`` asked for the
 # base, or for that view when it gets no gradient, raises a ``RuntimeError`` saying it appears to not have been
-# used in the graph (with ``allow_unused=True`` it returns ``None`` for it). The clone of such a view of an inference
-# tensor, or of a view of it, has no ``grad_fn``: ``backward()``, with or without ``inputs=`` naming the base or the
+# used in the graph (with ``allow_unused=True`` it returns ``None`` for it). The clone of a view of an inference tensor
+# that requires grad, taken in one of these ways or with grad mode on, or of a view of it, has no ``grad_fn``, unlike
+# the clone of the inference tensor itself: ``backward()``, with or without ``inputs=`` naming the base or the
 # view, and ``torch.autograd.grad`` asked for either, even with ``allow_unused=True``, raise a ``RuntimeError``
 # saying that it does not require grad and does not have a grad_fn. Rebinding a name
 # proves nothing about memory; an in-place edit does. When you want a copy that

@@ -296,6 +296,9 @@ def draw_processes(title, child, **names):
 dataset = Visits()
 batches = list(DataLoader(dataset, batch_size=2))
 print("num_workers=0: batches:", batches, " visits:", dataset.visits)
+# sphinx_gallery_start_ignore
+assert torch.equal(dataset.visits, torch.ones(4)), "without workers every read is counted once, in this process"
+# sphinx_gallery_end_ignore
 dataset = Visits()
 batches = list(DataLoader(dataset, batch_size=2, num_workers=1, **workers))
 print("num_workers=1: batches:", batches, " visits:", dataset.visits)

@@ -334,7 +334,7 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # 给定需要梯度的张量、又不指定 ``requires_grad=`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad=`` 默认值的改变发出警告（``UserWarning``，下面的代码捕获它，但不打印），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad=`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外，这两种调用都与 ``torch.asarray(a)`` 一样抛出 ``RuntimeError``。``requires_grad=False`` 同样能消除警告，但给定自身需要梯度的叶子张量时（比如用 ``requires_grad=True`` 建的张量，或 ``Parameter``），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）对需要梯度的张量取的视图，只要这个张量不是推理张量，本身也不是视图（用 ``requires_grad_()`` 变成叶子张量的视图仍算视图），而取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算，它们得到的张量不需要梯度），也是叶子张量，但它需要梯度，是因为它的基张量（base tensor）需要梯度：``torch.asarray(view, requires_grad=False)`` 原样返回这个视图本身，它仍需要梯度。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=True`` 返回的也是这个视图本身，却像 ``view.requires_grad_()`` 一样改动了它（见 :ref:`“clone()”那一页 <copying-clone>`）：之后对它取的副本会把梯度传给它，写进它的 ``.grad``，而不做这个调用时，它的 ``.grad`` 一直是 ``None``；``torch.as_tensor(view)`` 则不改动它。用这些方式对需要梯度的推理张量取的视图，是不需要梯度的叶子张量：``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=False`` 都原样返回它，``requires_grad=True`` 则抛出上面那个 ``RuntimeError``。给定非叶子张量 ``y`` 时，``torch.asarray(y, requires_grad=False)`` 让 ``y`` 保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
+# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外，这两种调用都与 ``torch.asarray(a)`` 一样抛出 ``RuntimeError``。``requires_grad=False`` 同样能消除警告，但给定自身需要梯度的叶子张量时（比如用 ``requires_grad=True`` 建的张量，或 ``Parameter``），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）对需要梯度的张量取的视图，只要这个张量不是推理张量，本身也不是视图（用 ``requires_grad_()`` 变成叶子张量的视图仍算视图），而取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算，它们得到的张量不需要梯度），也是叶子张量，但它需要梯度，是因为它的基张量（base tensor）需要梯度：``torch.asarray(view, requires_grad=False)`` 原样返回这个视图本身，它仍需要梯度。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=True`` 返回的也是这个视图本身，却像 ``view.requires_grad_()`` 一样改动了它（见 :ref:`“clone()”那一页 <copying-clone>`）：之后对它取的副本会把梯度传给它，写进它的 ``.grad``，而不做这个调用时，它的 ``.grad`` 一直是 ``None``；``torch.as_tensor(view)`` 则不改动它。用这样的运算对需要梯度的 strided 推理张量取的视图，不论在哪种梯度模式下取（梯度模式开着时也一样），也不论在 ``torch.inference_mode()`` 之外还是之内，都是不需要梯度的叶子张量：训练时对在 ``torch.inference_mode()`` 下构建的模块的参数取的切片就是这样的视图。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=False`` 都原样返回它，``requires_grad=True`` 则抛出上面那个 ``RuntimeError``。给定非叶子张量 ``y`` 时，``torch.asarray(y, requires_grad=False)`` 让 ``y`` 保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
 # :fact:`asarray-requires-grad-without-copy`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # 捕获 torch 的那条警告（每个进程只发一次）
@@ -526,11 +526,15 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
                     off_view.requires_grad), (
                     "torch.asarray(view, requires_grad=False) of a view taken with grad mode off of a tensor that "
                     "requires grad returns that view itself, a leaf that still requires grad")
-for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
-    for inference_source in inference_sources:
+with torch.inference_mode():  # 另加一个复数张量和一个 meta 上的张量
+    viewed_inference_sources = (*inference_sources, torch.ones(3, dtype=torch.complex64, requires_grad=True),
+                                torch.ones(3, device="meta", requires_grad=True))
+for view_grad_mode, grad_on_inside in ((torch.enable_grad, True), (torch.no_grad, False), (torch.inference_mode, False),
+                                       (torch.inference_mode, True), (lambda: torch.set_grad_enabled(False), False)):
+    for inference_source in viewed_inference_sources:
         for grad_mode_asked in (torch.enable_grad, torch.no_grad):
             for take_view in recorded_views:
-                with grad_off():
+                with view_grad_mode(), torch.set_grad_enabled(grad_on_inside):
                     inference_view = take_view(inference_source)
                 with grad_mode_asked(), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -544,13 +548,14 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
                             "on a view of an inference tensor, requires_grad=True raises that it is not allowed "
                             "outside InferenceMode")
                     else:
-                        raise AssertionError("torch.asarray(view, requires_grad=True) raises on a view taken with grad "
-                                             "mode off of an inference tensor that requires grad")
-                assert inference_view.is_leaf and not inference_view.requires_grad and all(
+                        raise AssertionError("torch.asarray(view, requires_grad=True) raises on a view taken in any "
+                                             "grad mode of an inference tensor that requires grad")
+                assert inference_source.is_inference() and inference_source.requires_grad and (
+                    inference_view.is_leaf) and not inference_view.requires_grad and all(
                     returned_view is inference_view for returned_view in inference_view_kept), (
-                    "a view taken with grad mode off of an inference tensor that requires grad is a leaf that does not "
-                    "require grad, and torch.asarray(view), alone or with requires_grad=view.requires_grad or "
-                    "requires_grad=False, returns it unchanged")
+                    "a view taken in any grad mode, grad mode on included, of an inference tensor that requires grad "
+                    "is a leaf that does not require grad, and torch.asarray(view), alone or with "
+                    "requires_grad=view.requires_grad or requires_grad=False, returns it unchanged")
 off_view_calls = {  # 对梯度模式关闭时取的视图的调用，以及此后它的副本是否把梯度传给它
     "torch.asarray(view)": (lambda v: torch.asarray(v), True),
     "requires_grad=view.requires_grad": (lambda v: torch.asarray(v, requires_grad=v.requires_grad), True),

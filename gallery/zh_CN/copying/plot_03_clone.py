@@ -452,37 +452,39 @@ for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_ena
                         "torch.autograd.grad asked for the base or the view says it was not used in the graph")
                 else:
                     raise AssertionError("torch.autograd.grad asked for the base or the view raises")
-with torch.inference_mode():  # 需要梯度的推理张量，以及在那里构建的模块的参数
-    inference_bases = (torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.nn.BatchNorm1d(3).weight)
-for grad_off in (torch.no_grad, torch.inference_mode, lambda: torch.set_grad_enabled(False)):
-    for grad_on_inside in (False, True) if grad_off is torch.inference_mode else (False,):
-        for inference_base in inference_bases:
-            for further in (False, True):
-                with grad_off(), torch.set_grad_enabled(grad_on_inside):
-                    inference_view = inference_base[1:]
-                inference_clone = (inference_view[1:] if further else inference_view).clone()
-                assert inference_base.is_inference() and inference_base.requires_grad and (
-                    not inference_view.requires_grad) and inference_clone.grad_fn is None, (
-                    "a view taken this way of an inference tensor that requires grad does not require grad, and the "
-                    "clone of it, or of a view of it, has no grad_fn")
-                inference_loss = (inference_clone * inference_clone).sum()
-                inference_routes = (
-                    (inference_loss.backward, {}),
-                    (inference_loss.backward, {"inputs": [inference_base]}),
-                    (inference_loss.backward, {"inputs": [inference_view]}),
-                    *((torch.autograd.grad, {"outputs": inference_loss, "inputs": asked, "allow_unused": unused})
-                      for asked in (inference_base, inference_view) for unused in (False, True)))
-                for inference_route, route_kwargs in inference_routes:
-                    try:
-                        inference_route(**route_kwargs)
-                    except RuntimeError as inference_error:
-                        assert "does not require grad and does not have a grad_fn" in str(inference_error), (
-                            "backward() and torch.autograd.grad of the clone of a view of an inference tensor say it "
-                            "does not require grad and does not have a grad_fn")
-                    else:
-                        raise AssertionError(
-                            "backward(), with or without inputs=, and torch.autograd.grad, even with allow_unused=True, "
-                            "raise on the clone of a view of an inference tensor")
+with torch.inference_mode():  # 需要梯度的推理张量，其中有在那里构建的模块的参数
+    inference_bases = (torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.nn.BatchNorm1d(3).weight,
+                       torch.ones(3, dtype=torch.complex64, requires_grad=True),
+                       torch.ones(3, device="meta", requires_grad=True))
+for grad_taken, grad_on_inside in ((torch.enable_grad, True), (torch.no_grad, False), (torch.inference_mode, False),
+                                   (torch.inference_mode, True), (lambda: torch.set_grad_enabled(False), False)):
+    for inference_base in inference_bases:
+        for further in (False, True):
+            with grad_taken(), torch.set_grad_enabled(grad_on_inside):
+                inference_view = inference_base[1:]
+            inference_clone = (inference_view[1:] if further else inference_view).clone()
+            assert inference_base.is_inference() and inference_base.requires_grad and (
+                not inference_view.requires_grad) and inference_clone.grad_fn is None, (
+                "a view of an inference tensor that requires grad, taken in any grad mode, grad mode on included, "
+                "does not require grad, and the clone of it, or of a view of it, has no grad_fn")
+            inference_loss = (inference_clone * inference_clone).sum()
+            inference_routes = (
+                (inference_loss.backward, {}),
+                (inference_loss.backward, {"inputs": [inference_base]}),
+                (inference_loss.backward, {"inputs": [inference_view]}),
+                *((torch.autograd.grad, {"outputs": inference_loss, "inputs": asked, "allow_unused": unused})
+                  for asked in (inference_base, inference_view) for unused in (False, True)))
+            for inference_route, route_kwargs in inference_routes:
+                try:
+                    inference_route(**route_kwargs)
+                except RuntimeError as inference_error:
+                    assert "does not require grad and does not have a grad_fn" in str(inference_error), (
+                        "backward() and torch.autograd.grad of the clone of a view of an inference tensor say it "
+                        "does not require grad and does not have a grad_fn")
+                else:
+                    raise AssertionError(
+                        "backward(), with or without inputs=, and torch.autograd.grad, even with allow_unused=True, "
+                        "raise on the clone of a view of an inference tensor")
 for retained in (False, True):
     behind_leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     non_leaf_source = behind_leaf * 2
@@ -588,5 +590,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下（不在 ``torch.inference_mode()`` 里），需要梯度的张量的副本仍连在计算图上，``Parameter`` 和 strided 推理张量也一样，比如在 ``torch.inference_mode()`` 下构建的模块的参数，只是 strided 推理张量的副本带的节点是 ``CopyBackwards``，不是 ``CloneBackward0``；稀疏、嵌套或 mkldnn 推理张量的副本则不需要梯度。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()`` 或 ``torch.set_grad_enabled(False)`` 下），或在 ``torch.inference_mode()`` 里（即使开了 ``torch.enable_grad()``）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算），或者这种视图的视图，它的基张量（base tensor）得不到梯度，这样取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它。只要那个需要梯度的张量本身既不是用 ``requires_grad_()`` 变成叶子张量的视图，也不是推理张量（用这些方式对这两种张量取的视图都不需要梯度），``backward()`` 和点名基张量或那个视图的 ``backward(inputs=...)`` 都不报错；用 ``torch.autograd.grad`` 求基张量的梯度，或者在那个视图得不到梯度时求它的梯度，则抛出 ``RuntimeError``，说它似乎没有在计算图里用到（带 ``allow_unused=True`` 时对它返回 ``None``）。对推理张量这样取的视图，或者它的视图，取得的副本没有 ``grad_fn``：不论 ``backward()`` 带不带点名基张量或那个视图的 ``inputs=``，也不论求其中哪一个梯度的 ``torch.autograd.grad`` 带不带 ``allow_unused=True``，都会抛出 ``RuntimeError``，说它不需要梯度，也没有 grad_fn。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下（不在 ``torch.inference_mode()`` 里），需要梯度的张量的副本仍连在计算图上，``Parameter`` 和 strided 推理张量也一样，比如在 ``torch.inference_mode()`` 下构建的模块的参数，只是 strided 推理张量的副本带的节点是 ``CopyBackwards``，不是 ``CloneBackward0``；稀疏、嵌套或 mkldnn 推理张量的副本则不需要梯度。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()`` 或 ``torch.set_grad_enabled(False)`` 下），或在 ``torch.inference_mode()`` 里（即使开了 ``torch.enable_grad()``）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算），或者这种视图的视图，它的基张量（base tensor）得不到梯度，这样取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它。只要那个需要梯度的张量本身既不是用 ``requires_grad_()`` 变成叶子张量的视图，也不是推理张量（用这些方式对这两种张量取的视图都不需要梯度；对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外开着梯度模式取的视图也不需要梯度，比如训练时对在该模式下构建的模块的参数取的切片），``backward()`` 和点名基张量或那个视图的 ``backward(inputs=...)`` 都不报错；用 ``torch.autograd.grad`` 求基张量的梯度，或者在那个视图得不到梯度时求它的梯度，则抛出 ``RuntimeError``，说它似乎没有在计算图里用到（带 ``allow_unused=True`` 时对它返回 ``None``）。对需要梯度的推理张量用这些方式或在梯度模式开着时取的视图，或者它的视图，取得的副本没有 ``grad_fn``，这一点与推理张量本身的副本不同：不论 ``backward()`` 带不带点名基张量或那个视图的 ``inputs=``，也不论求其中哪一个梯度的 ``torch.autograd.grad`` 带不带 ``allow_unused=True``，都会抛出 ``RuntimeError``，说它不需要梯度，也没有 grad_fn。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
 # :fact:`inference-leaf-clone-in-graph` :fact:`clone-of-no-grad-view-passes-no-gradient`

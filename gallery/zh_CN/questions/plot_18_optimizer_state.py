@@ -223,10 +223,13 @@ def draw_processes(title, child, **names):
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1, bias=False)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-print("losses:", train(model, optimizer, 3))
+first_losses = train(model, optimizer, 3)
+print("losses:", first_losses)
 old_weight = model.weight
 old_values = old_weight.detach().clone()
 # sphinx_gallery_start_ignore
+assert first_losses[0] > first_losses[1] > first_losses[2] > (model(x) - y).pow(2).mean().item(), (
+    "three steps of SGD with momentum lower the loss, each step below the one before")
 old_momentum = optimizer.state[old_weight]["momentum_buffer"].clone()
 assert old_weight.grad is not None, "before the swap the old weight holds the last step's gradient"
 # sphinx_gallery_end_ignore

@@ -302,6 +302,8 @@ assert saved_storages(state) == 1 and same_storage(loaded["embedding.weight"], l
 )
 # sphinx_gallery_start_ignore
 assert saved_storages([state["embedding.weight"].clone() for _ in range(2)]) == 2, "the count can see two"
+assert saved_storages(model.embedding.weight.detach()) == saved_storages(state) == 1, (
+    "the state dict writes as many storages as the weight alone: one")
 assert torch.equal(loaded["decoder.weight"], model.embedding.weight), "the values came back"
 for own_object in (torch.from_numpy(state["embedding.weight"].numpy()), torch.from_dlpack(state["embedding.weight"]),
                    torch.frombuffer(state["embedding.weight"].numpy(), dtype=state["embedding.weight"].dtype)):
