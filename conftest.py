@@ -65,6 +65,17 @@ def fact_results(request) -> dict:
                         lambda folder: {fact_id: facts.run_fact(fact_id) for fact_id in sorted(facts.FACTS)})
 
 
+@pytest.fixture
+def facts_as_run(fact_results, monkeypatch) -> None:
+    """Every named fact gives what it gave in this test run (:func:`fact_results`) without running again, for the
+    tests of what a build does with a fact's result (a mini-site of the guides or the glossary runs dozens); a test
+    that breaks a fact sets that one after."""
+    from tensorfacts import facts
+
+    for fact_id, result in fact_results.items():
+        monkeypatch.setitem(facts.FACTS, fact_id, lambda result=result: result)
+
+
 @pytest.fixture(scope="session")
 def site_url(site_dir):
     """The built site served on 127.0.0.1 (base URL, no trailing slash)."""

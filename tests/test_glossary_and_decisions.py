@@ -126,7 +126,7 @@ def test_both_pages_render_cleanly(site_dir, lang):
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-def test_a_decision_whose_premise_breaks_fails_the_build(tmp_path, monkeypatch):
+def test_a_decision_whose_premise_breaks_fails_the_build(tmp_path, monkeypatch, facts_as_run):
     real = probes.PROBES["shares_storage"]
     monkeypatch.setitem(probes.PROBES, "shares_storage", lambda s, o: not real(s, o))
     _, warnings = build(tmp_path, PAGE, "en")
@@ -155,17 +155,17 @@ DEFINED_ONLY = {"复制", "浅拷贝", "深拷贝", "计算图", "内存泄漏",
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-def test_every_definition_that_states_behaviour_names_facts_that_hold():
-    from tensorfacts.facts import run_fact
-
+def test_every_definition_that_states_behaviour_names_facts_that_hold(fact_results):
     described = {term.zh for term in terms.TERMS} - DEFINED_ONLY
     assert set(term_facts.CHECKED_BY) == described, (set(term_facts.CHECKED_BY) ^ described)
-    failing = {f: run_fact(f).trace for ids in term_facts.CHECKED_BY.values() for f in ids if not run_fact(f).holds}
+    named = {f for ids in term_facts.CHECKED_BY.values() for f in ids}
+    assert named <= set(fact_results), f"no fact has these ids: {sorted(named - set(fact_results))}"
+    failing = {f: fact_results[f].trace for f in sorted(named) if not fact_results[f].holds}
     assert failing == {}
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-def test_a_definition_whose_fact_fails_fails_the_build(tmp_path, monkeypatch):
+def test_a_definition_whose_fact_fails_fails_the_build(tmp_path, monkeypatch, facts_as_run):
     from tensorfacts import facts
 
     monkeypatch.setitem(facts.FACTS, "advanced-index-read-copies", lambda: facts.Fact(False, "x[[0, 2]] shares x"))
@@ -174,7 +174,7 @@ def test_a_definition_whose_fact_fails_fails_the_build(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-def test_a_term_pointing_nowhere_fails_the_build(tmp_path, monkeypatch):
+def test_a_term_pointing_nowhere_fails_the_build(tmp_path, monkeypatch, facts_as_run):
     broken = (*terms.TERMS, terms.Term("无处", "nowhere", "no-such-page"))
     monkeypatch.setattr("tensorcopy_sphinx.glossary_terms.TERMS", broken)
     _, warnings = build(tmp_path, PAGE, "en")

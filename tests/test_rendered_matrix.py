@@ -154,7 +154,7 @@ def test_checker_catches_a_wrong_matrix(site_dir, matrix, lang, mutation):
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang", CODES)
-def test_rendered_table_follows_the_probes(tmp_path, matrix, lang, monkeypatch):
+def test_rendered_table_follows_the_probes(tmp_path, matrix, lang, monkeypatch, facts_as_run):
     """One probe answering the opposite: every cell of its column, and only those, change."""
     real = probes.PROBES["shares_storage"]
     monkeypatch.setitem(probes.PROBES, "shares_storage", lambda s, o: not real(s, o))

@@ -448,12 +448,12 @@ def test_every_piece_of_advice_has_its_facts():
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("advice", mp.GUIDE, ids=lambda a: a.id)
-def test_guide_names_the_checks_behind_what_no_cell_shows(advice):
+def test_guide_names_the_checks_behind_what_no_cell_shows(advice, fact_results):
     """The named facts are exactly the ones written down for the sentence, each one holds, and a
     broken one breaks the entry (the cell-by-cell test leaves them out, so this is where they count)."""
     assert advice.facts == GUIDE_NAMED_FACTS.get(advice.id, ()), f"{advice.id}: facts= and GUIDE_NAMED_FACTS differ"
     for fact_id in advice.facts:
-        result = facts.run_fact(fact_id)
+        result = fact_results[fact_id]
         assert result.holds, f"{advice.id}: {fact_id} does not hold: {result.trace}"
 
 
@@ -461,9 +461,10 @@ NAMED_FACTS = sorted({f for ids in GUIDE_NAMED_FACTS.values() for f in ids})
 
 
 @pytest.fixture(scope="module")
-def named_results() -> dict[str, facts.Fact]:
-    """Each fact the guide names, run once (the test below breaks one at a time and replays the others)."""
-    return {fact_id: facts.run_fact(fact_id) for fact_id in NAMED_FACTS}
+def named_results(fact_results) -> dict[str, facts.Fact]:
+    """Each fact the guide names, as it ran once in this test run (the test below breaks one at a time and replays
+    the others)."""
+    return {fact_id: fact_results[fact_id] for fact_id in NAMED_FACTS}
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
@@ -570,7 +571,7 @@ def test_a_copied_header_holds_no_zero_width_space(site_dir):
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
-def test_build_warns_when_a_probe_fails_or_a_premise_breaks(tmp_path, monkeypatch):
+def test_build_warns_when_a_probe_fails_or_a_premise_breaks(tmp_path, monkeypatch, facts_as_run):
     def broken(source, operation):
         raise ValueError("boom")
 
