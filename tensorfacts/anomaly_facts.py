@@ -52,9 +52,12 @@ def _anomaly_mode_names_forward_call() -> Fact:
                     raised = "modified by an inplace operation" in str(error)
                 else:
                     raised = False
-        named = [str(w.message) for w in caught if "Traceback of forward call" in str(w.message)]
-        outcomes.append((raised, len(named) == 1 and "SigmoidBackward0" in named[0]
-                         and f"line {line}," in named[0].split("File ")[-1]))
+        named = [str(w.message) for w in caught  # any warning naming the node, an error of a node or a forward call
+                 if any(word in str(w.message) for word in ("Traceback of forward call", "Error detected in",
+                                                             "SigmoidBackward0"))]
+        outcomes.append((raised, len(named) == 1 and "Traceback of forward call" in named[0]
+                         and "SigmoidBackward0" in named[0] and f"line {line}," in named[0].split("File ")[-1],
+                         len(named)))
     others = {}
     for case, message in (("twice", "backward through the graph a second time"), ("no grad", "does not require grad"),
                           ("non-scalar", "grad can be implicitly created only for scalar outputs")):
@@ -80,6 +83,7 @@ def _anomaly_mode_names_forward_call() -> Fact:
                         all(f"line {line}," in m.split("File ")[-1] for m in named))
     expected = {"twice": (True, True, ["Error detected in ExpBackward0"], True), "non-scalar": (True, False, [], True),
                 "no grad": (True, False, [], True)}
-    return Fact(outcomes == [(True, True), (True, False)] and others == expected,
-                f"with the mode (raised, warning names the node and the line): {outcomes[0]}; without: {outcomes[1]}; "
+    return Fact(outcomes == [(True, True, 1), (True, False, 0)] and others == expected,
+                f"with the mode (raised, one warning names the node and the line, warnings that name a node, a node's "
+                f"error or a forward call): {outcomes[0]}; without: {outcomes[1]}; "
                 f"inside the mode (raised, o's node ran, node warnings, last frame the forward line): {others}")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.tensors import bytes_apart
 
 #: The complex values the conjugate and negative bit facts start from: imaginary parts 2, -1 and 0.
 _COMPLEX = [1 + 2j, 3 - 1j, 4 + 0j]
@@ -62,16 +63,17 @@ def _raises_not_implemented(call: Callable[[], object]) -> bool:
           "which differ from them exactly where the imaginary part is not 0; z.conj().imag has the negative bit "
           "and yields the negatives of z.imag, which differ from them exactly where they are not 0 (on meta, "
           "which holds no values, the bits and the layout only). For z = [[1+2j, 0], [0, 3-1j]] in each sparse "
-          "layout: z.conj() has no conjugate bit, holds the conjugates (to_dense()), and its values() are not "
-          "those of z; of the COO one, z.conj().imag has no negative bit and holds the negatives of the imaginary "
-          "parts. For a complex nested tensor of layout torch.strided or torch.jagged, z.conj() raises "
-          "NotImplementedError.",
+          "layout: z.conj() has no conjugate bit, holds the conjugates (to_dense()), and its values() are in "
+          "memory that shares no byte with z's values(); of the COO one, z.conj().imag has no negative bit and "
+          "holds the negatives of the imaginary parts. For a complex nested tensor of layout torch.strided or "
+          "torch.jagged, z.conj() raises NotImplementedError.",
     "zh_CN": "对每个不带共轭位的稠密复数张量 z：z.conj() 带共轭位，存储（起点和大小）、dtype、形状、步长和偏移都与 z "
              "相同，读到的是 z 中各数的共轭复数，恰好在虚部不为 0 的元素上与 z 不同；z.conj().imag 带负号位，读到的是 "
              "z.imag 中各数的相反数，恰好在不为 0 的元素上与 z.imag 不同（meta 张量没有数值，只看标志位和布局）。"
              "对稀疏布局的 z = [[1+2j, 0], [0, 3-1j]]（每种稀疏布局）：z.conj() 不带共轭位，存放的是共轭复数"
-             "（to_dense()），它的 values() 不是 z 的那块内存；对 COO 布局的 z，z.conj().imag 不带负号位，存放的是"
-             "虚部的相反数。布局为 torch.strided 或 torch.jagged 的复数嵌套张量，z.conj() 报 NotImplementedError。",
+             "（to_dense()），它的 values() 与 z 的 values() 在内存上没有一个字节重叠；对 COO 布局的 z，"
+             "z.conj().imag 不带负号位，存放的是虚部的相反数。布局为 torch.strided 或 torch.jagged 的复数嵌套张量，"
+             "z.conj() 报 NotImplementedError。",
 }, {"en": "dense z: complex64, complex128 and complex32 [1+2j, 3-1j, 4+0j], a complex64 view [1:, ::2] of a (3, 4) "
           "tensor (offset 4), a leaf that requires grad, an inference tensor, all on the CPU, and a complex64 "
           "tensor on meta; sparse z: the COO, CSR, CSC, BSR and BSC layouts (the imag part on COO, the only one "
@@ -102,7 +104,7 @@ def _conj_bits_only_on_dense_complex() -> Fact:
         conj = z.conj()
         dense = z.to_dense()
         fresh = (not conj.is_conj() and torch.equal(conj.to_dense(), dense.conj().resolve_conj())
-                 and conj.values().data_ptr() != z.values().data_ptr())
+                 and bytes_apart(conj.values(), z.values()))
         if name == "COO":
             imag = conj.imag
             fresh = fresh and not imag.is_neg() and torch.equal(imag.to_dense(), -dense.imag)

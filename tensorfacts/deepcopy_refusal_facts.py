@@ -219,16 +219,17 @@ def _copy_edit_caught(layout: torch.layout) -> dict[str, object]:
 def _copy_copy_of_strided_nested_shares_counter() -> Fact:
     plain = _nested(torch.strided)
     plain_twin = copy.copy(plain)
-    plain_seen = (plain_twin._base is plain, plain_twin.is_leaf, _shares_counter(plain, plain_twin))
+    plain_seen = (plain_twin._base is plain, plain_twin.is_leaf,
+                  plain_twin.values().data_ptr() == plain.values().data_ptr(), _shares_counter(plain, plain_twin))
     strided, jagged = _copy_edit_caught(torch.strided), _copy_edit_caught(torch.jagged)
-    holds = (plain_seen == (True, True, True)
+    holds = (plain_seen == (True, True, True, True)
              and strided == {"view of the source": True, "leaf": False, "grad_fn": strided["grad_fn"],
                              "same memory": True, "shares the counter": True, "source edited": True,
                              "backward": "raises"} and strided["grad_fn"] is not None
              and jagged == {"view of the source": False, "leaf": True, "grad_fn": None, "same memory": True,
                             "shares the counter": False, "source edited": True, "backward": "no error"})
-    return Fact(holds, f"strided, no grad (view, leaf, shares the counter): {plain_seen}; strided, requires grad: "
-                       f"{strided}; jagged, requires grad: {jagged}")
+    return Fact(holds, f"strided, no grad (view, leaf, same memory, shares the counter): {plain_seen}; strided, "
+                       f"requires grad: {strided}; jagged, requires grad: {jagged}")
 
 
 #: The CPU dtypes, by name, on which ``copy.copy`` of a tensor raises ``AttributeError`` (an open list: not all).

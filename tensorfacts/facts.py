@@ -22,7 +22,7 @@ import copy
 import torch
 
 from tensorfacts.fact_registry import ABOUT, FACTS, SCOPES, Fact, fact, run_fact, scoped_fact  # noqa: F401 (the registry's API)
-from tensorfacts.tensors import VERSION_ERROR, backward_error, mul_under_no_grad, same_storage
+from tensorfacts.tensors import VERSION_ERROR, backward_error, bytes_apart, mul_under_no_grad
 
 # --- The version counter ---------------------------------------------------------------------
 
@@ -194,7 +194,7 @@ def _double_of_float64_is_a() -> Fact:
     narrow = torch.tensor([1.0, 2.0], requires_grad=True)
     copied = narrow.double()
     node = type(copied.grad_fn).__name__
-    converted = copied.dtype == torch.float64 and not same_storage(copied, narrow) and node == "ToCopyBackward0"
+    converted = copied.dtype == torch.float64 and bytes_apart(copied, narrow) and node == "ToCopyBackward0"
     return Fact(wide.double() is wide and converted,
                 f"float64: a.double() is a: {wide.double() is wide}; float32: {copied.dtype}, node {node}")
 

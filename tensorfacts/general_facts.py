@@ -19,7 +19,7 @@ import torch
 
 from tensorfacts.fact_registry import scoped_fact
 from tensorfacts.scope import VALUE_DEVICES, Case, Raised, by_source, values_equal
-from tensorfacts.tensors import SHAPE_ERRORS, same_storage
+from tensorfacts.tensors import SHAPE_ERRORS, bytes_apart, same_storage
 
 #: Why a fact that compares values leaves ``meta`` out, in every edition's language.
 NEEDS_VALUES = {
@@ -225,7 +225,7 @@ def cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
     before = snapshot.tolist()
     with torch.inference_mode() if a.is_inference() else torch.no_grad():
         a.mul_(10)
-    return alias is a, not same_storage(snapshot, a) and not snapshot.requires_grad, snapshot.tolist() == before
+    return alias is a, bytes_apart(snapshot, a) and not snapshot.requires_grad, snapshot.tolist() == before
 
 
 @scoped_fact("cpu-snapshot", {

@@ -21,7 +21,8 @@ def _other_dtype(a: torch.Tensor) -> torch.dtype:
     return torch.float32 if a.dtype == torch.float64 else torch.float64
 
 
-#: The routes to new memory tried inside the mode, each on the case's ``a`` (made outside it) or on nothing.
+#: The routes to new memory tried inside the mode, each on the case's ``a`` (made beforehand: outside the mode, or
+#: inside an earlier ``inference_mode()`` block for the inference tensor) or on nothing.
 NEW_MEMORY: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "torch.ones(2, 2)": lambda a: torch.ones(2, 2),
     "torch.tensor([1., 2.])": lambda a: torch.tensor([1.0, 2.0]),
@@ -54,11 +55,13 @@ def new_memory_outputs(case: Case) -> dict[str, tuple[bool, bool]]:
 
 
 @scoped_fact("inference-mode-new-memory-is-inference", {
-    "en": "Inside torch.inference_mode(), on a made outside it: torch.ones(2, 2), torch.tensor([1., 2.]), "
+    "en": "Inside torch.inference_mode(), on a made beforehand (outside the mode, or, for the inference tensor, "
+          "inside it earlier): torch.ones(2, 2), torch.tensor([1., 2.]), "
           "torch.zeros_like(a), torch.empty_like(a).copy_(a), a * 2, a + a, a.exp(), a.clone(), a.detach().clone(), "
           "a.flip(0), torch.cat([a, a]), a.unsqueeze(1).expand(3, 2).contiguous() and .reshape(6), and a.to() "
           "another floating dtype each give an inference tensor whose storage starts elsewhere than a's.",
-    "zh_CN": "在 torch.inference_mode() 里，对在模式外创建的 a：torch.ones(2, 2)、torch.tensor([1., 2.])、"
+    "zh_CN": "在 torch.inference_mode() 里，对事先创建的 a（在模式外创建；推理张量则是先前在模式内创建的）："
+             "torch.ones(2, 2)、torch.tensor([1., 2.])、"
              "torch.zeros_like(a)、torch.empty_like(a).copy_(a)、a * 2、a + a、a.exp()、a.clone()、"
              "a.detach().clone()、a.flip(0)、torch.cat([a, a])、a.unsqueeze(1).expand(3, 2).contiguous() 和 "
              ".reshape(6)，以及用 a.to() 转成另一种浮点 dtype，得到的都是推理张量，存储的起点都不在 a 的存储那里。",

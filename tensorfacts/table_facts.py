@@ -11,7 +11,7 @@ import torch
 
 from tensorfacts import view_ops
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import REFUSED_OUTSIDE, backward_error, enable_grad_edits, same_storage
+from tensorfacts.tensors import REFUSED_OUTSIDE, backward_error, bytes_apart, enable_grad_edits, same_storage
 
 
 @fact("module-to-gives-parameter-new-memory", {
@@ -279,7 +279,7 @@ def _broadcast_matmul(edit: bool) -> tuple[list[torch.Tensor], bool, str, tuple[
         with torch.no_grad():
             y.add_(1)
     apart = len([t for t in packed if t._base is x]) == 1 and not any(
-        t is y or t._base is y or same_storage(t, y) for t in packed)
+        t is y or t._base is y or not bytes_apart(t, y) for t in packed)
     return [t for t in packed if t._base is not x], apart, backward_error(out.sum()), (x.grad, y.grad)
 
 
