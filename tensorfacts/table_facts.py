@@ -266,45 +266,78 @@ def _reshape_view_when_strides_allow() -> Fact:
                 f"{itself}")
 
 
-def _broadcast_matmul(edit: bool) -> tuple[list[torch.Tensor], bool, str, tuple[torch.Tensor, ...]]:
-    """torch.matmul(x, y) of x (3, 3) and y (2, 3, 3), both leaves that require grad: what the pack hook
-    receives besides a view of x, whether it received one view of x and nothing on y's memory, what backward()
-    said after an in-place edit of y (or none), and the gradients."""
-    x = torch.linspace(0.5, 1.3, 9).reshape(3, 3).clone().requires_grad_()  # leaves with no base of their own
-    y = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3).clone().requires_grad_()
+def _matmul_operands(y_grad: bool, transposed: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The table's x, a y of shape (2, 3, 3) made the same way (``reshape()`` of a ``linspace()``), or y = z.mT of
+    such a z when ``transposed``, and the leaf that y's gradient reaches (y itself, or z)."""
+    x = torch.linspace(0.5, 1.3, 9).reshape(3, 3).requires_grad_()
+    leaf = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3).requires_grad_(y_grad)
+    return x, (leaf.mT if transposed else leaf), leaf
+
+
+def _saved_by_matmul(y_grad: bool, transposed: bool) -> tuple[torch.Tensor, torch.Tensor, list[torch.Tensor]]:
+    """x, y and what the pack hook receives from torch.matmul(x, y)."""
+    x, y, _ = _matmul_operands(y_grad, transposed)
     packed: list[torch.Tensor] = []
     with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
-        out = torch.matmul(x, y)
+        torch.matmul(x, y)
+    return x, y, packed
+
+
+def _matmul_backward(y_grad: bool, transposed: bool, edit: bool) -> tuple[str, tuple[torch.Tensor | None, ...]]:
+    """backward() of torch.matmul(x, y).sum(), after y.add_(1) under torch.no_grad() or not: its error ("" if none)
+    and the gradients of x and of y's leaf. Run without hooks: a saved tensor a pack hook returns is not checked
+    for in-place edits, so a graph recorded with hooks would not raise."""
+    x, y, leaf = _matmul_operands(y_grad, transposed)
+    out = torch.matmul(x, y)
     if edit:
         with torch.no_grad():
             y.add_(1)
-    apart = len([t for t in packed if t._base is x]) == 1 and not any(
-        t is y or t._base is y or not bytes_apart(t, y) for t in packed)
-    return [t for t in packed if t._base is not x], apart, backward_error(out.sum()), (x.grad, y.grad)
+    return backward_error(out.sum()), (x.grad, leaf.grad)
+
+
+def _same_grads(a: tuple[torch.Tensor | None, ...], b: tuple[torch.Tensor | None, ...]) -> bool:
+    return all((p is None and q is None) or (p is not None and q is not None and torch.equal(p, q))
+               for p, q in zip(a, b, strict=True))
 
 
 @fact("broadcast-matmul-saves-copy", {
-    "en": "Runs torch.matmul(x, y) on leaves that require grad, x of shape (3, 3) and y of shape (2, 3, 3), "
-          "with saved-tensor hooks: besides a view of x, the pack hook receives one tensor, which is neither y nor "
-          "a view of y, shares no memory with y and equals y.mT.reshape(6, 3): a copy of y's transpose, reshaped to "
-          "(6, 3), so it holds y's 18 values in the order of y.mT, not of y. After y.add_(1) under "
-          "torch.no_grad(), backward() of out.sum() raises nothing and gives the gradients of an unedited run.",
-    "zh_CN": "对需要梯度的叶子张量 x（形状 (3, 3)）和 y（形状 (2, 3, 3)）运行 torch.matmul(x, y)，"
-             "同时挂上保存张量的钩子（saved tensors hooks）：除了 x 的一个视图，打包钩子只收到一个张量，它既不是 y "
-             "也不是 y 的视图，"
-             "与 y 不共享内存，等于 y.mT.reshape(6, 3)：它是 y 的转置改变形状为 (6, 3) 后的副本，"
-             "装的是 y 的 18 个数值，按 y.mT 的顺序排列，而不是 y 的顺序。在 torch.no_grad() 下执行 "
-             "y.add_(1) 之后，对 out.sum() 调用 backward() 不报错，梯度与未修改时相同。",
+    "en": "In grad mode, runs torch.matmul(x, y) on the saved-operations table's x (torch.linspace(0.5, 1.3, 9)"
+          ".reshape(3, 3).requires_grad_()) and y = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3), with y requiring "
+          "grad and not, under saved-tensor hooks: of what the pack hook receives, the tensors not on x's memory are "
+          "one tensor, which is neither y nor a view, shares no memory with y and equals y.mT.reshape(6, 3): a copy "
+          "of y's transpose reshaped to (6, 3). Run again without hooks, with y.add_(1) under torch.no_grad() after "
+          "the matmul, backward() of out.sum() raises nothing and gives the gradients of an unedited run. For "
+          "y = z.mT with z made as y was, requiring grad and not, the pack hook receives one tensor on y's memory, "
+          "equal to y.mT.reshape(6, 3), and backward() after the same edit raises that a variable needed for "
+          "gradient computation was modified by an inplace operation.",
+    "zh_CN": "在梯度模式下，对“运算保存了什么”表中的 x（torch.linspace(0.5, 1.3, 9).reshape(3, 3).requires_grad_()）"
+             "和 y = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3) 运行 torch.matmul(x, y)，y 需要梯度和不需要梯度"
+             "各一次，同时挂上保存张量的钩子（saved tensors hooks）：打包钩子收到的张量中，不在 x 内存上的只有一个，"
+             "它既不是 y 也不是视图，与 y 不共享内存，等于 y.mT.reshape(6, 3)：它是 y 的转置改变形状为 (6, 3) "
+             "后的副本。不挂钩子再运行一次，在 matmul 之后于 torch.no_grad() 下执行 y.add_(1)，对 out.sum() 调用 "
+             "backward() 不报错，梯度与未修改时相同。若 y = z.mT、z 的做法与 y 相同（需要梯度和不需要梯度各一次），"
+             "打包钩子收到一个在 y 内存上的张量，等于 y.mT.reshape(6, 3)；同样修改之后 backward() 报错，"
+             "说计算梯度所需的变量已被原地操作修改。",
 })
 def _broadcast_matmul_saves_copy() -> Fact:
-    """A broadcasting matmul saves a copy of its batched operand: an edit of that operand goes unnoticed and
-    does no harm."""
-    (kept, *more), apart, error, edited = _broadcast_matmul(edit=True)
-    *_, plain = _broadcast_matmul(edit=False)
-    y = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3)
-    copy = not more and kept._base is None and torch.equal(kept.detach(), y.mT.reshape(6, 3))
-    same = all(torch.equal(a, b) for a, b in zip(edited, plain, strict=True))
-    return Fact(apart and copy and error == "" and same,
-                f"one view of x and nothing on y's memory saved: {apart}; saved besides: "
-                f"{[tuple(t.shape) for t in (kept, *more)]}, equal to y.mT.reshape(6, 3): "
-                f"{copy}; backward after y.add_(1): {error or 'no error'}; same gradients: {same}")
+    """A broadcasting matmul saves a copy of its batched operand when that operand is contiguous: an edit of it
+    goes unnoticed and does no harm. Of a transposed operand, the same reshape is a view, and the edit is caught."""
+    copied, unharmed, caught, seen = [], [], [], []
+    for y_grad in (False, True):
+        x, y, packed = _saved_by_matmul(y_grad, transposed=False)
+        rest = [t for t in packed if not same_storage(t, x)]
+        copied.append(len(rest) == 1 and rest[0] is not y and rest[0]._base is None
+                      and bytes_apart(rest[0], y) and torch.equal(rest[0].detach(), y.detach().mT.reshape(6, 3)))
+        error, edited = _matmul_backward(y_grad, transposed=False, edit=True)
+        unharmed.append(error == "" and _same_grads(edited, _matmul_backward(y_grad, False, edit=False)[1]))
+        x, y, packed = _saved_by_matmul(y_grad, transposed=True)
+        on_y = [t for t in packed if same_storage(t, y)]
+        error, _ = _matmul_backward(y_grad, transposed=True, edit=True)
+        caught.append(len(on_y) == 1 and torch.equal(on_y[0].detach(), y.detach().mT.reshape(6, 3))
+                      and "modified by an inplace operation" in error)
+        seen.append(f"y requires grad {y_grad}: saved besides x's memory {[tuple(t.shape) for t in rest]}, "
+                    f"backward after y.add_(1) on y = z.mT: {error.split(':')[0] or 'no error'}")
+    return Fact(all(copied) and all(unharmed) and all(caught),
+                f"a copy equal to y.mT.reshape(6, 3) saved: {copied}; backward after y.add_(1) raises nothing and "
+                f"gives the same gradients: {unharmed}; for y = z.mT, y.mT.reshape(6, 3) saved on y's memory and the "
+                f"edit caught: {caught}; {'; '.join(seen)}")

@@ -275,14 +275,18 @@ SAVED_NOTES: tuple[Advice, ...] = (
             "en": "On the table's 3×3 operands, `torch.mul`, `torch.div` and `torch.matmul` save both operands "
                 "when both require grad; `torch.mul(x, c)`, with a `c` that does not, saves only `c`, and `x * 2` "
                 "saves no tensor that the hooks see. A `torch.matmul` that broadcasts can save a rearranged copy of "
-                "an operand instead: for `x` of shape (3, 3) that requires grad, as in the table, and `y` of shape "
-                "(2, 3, 3) it saves `y.mT.reshape(6, 3)`, a copy of `y`'s transpose reshaped to (6, 3), so "
-                "an in-place edit of `y` then neither raises nor changes the gradients.",
+                "an operand instead: in grad mode, for the table's `x` and a `y` of shape (2, 3, 3) made the same "
+                "way (`reshape()` of a `linspace()`), whether `y` requires grad or not, it saves "
+                "`y.mT.reshape(6, 3)`, a copy of `y`'s transpose reshaped to (6, 3), so `backward()` after an "
+                "in-place edit of `y` neither raises nor gives other gradients. For `y = z.mT`, with `z` made that "
+                "way, `y.mT.reshape(6, 3)` shares `y`'s memory, and that `backward()` raises.",
             "zh_CN": "在表中 3×3 的操作数上，两个操作数都需要梯度时，`torch.mul`、`torch.div` 和 `torch.matmul` "
                 "两个都保存；`torch.mul(x, c)` 只保存 `c`（`c` 不需要梯度）；`x * 2` 则不保存任何钩子看得到的张量。"
-                "做广播的 `torch.matmul` 可能改为保存某个操作数重新排列后的副本：`x` 的形状为 (3, 3) "
-                "且像表中那样需要梯度、`y` 的形状为 (2, 3, 3) 时，它保存的是 `y.mT.reshape(6, 3)`，"
-                "即 `y` 的转置改变形状为 (6, 3) 后的副本，于是原地修改 `y` 既不报错，也不改变梯度。",
+                "做广播的 `torch.matmul` 可能改为保存某个操作数重新排列后的副本：在梯度模式下，对表中的 `x` "
+                "和用同样方法（对 `linspace()` 调用 `reshape()`）得到的、形状为 (2, 3, 3) 的 `y`，不论 `y` "
+                "是否需要梯度，它保存的都是 `y.mT.reshape(6, 3)`，即 `y` 的转置改变形状为 (6, 3) 后的副本，"
+                "于是原地修改 `y` 之后调用 `backward()` 既不报错，梯度也不变。若 `y = z.mT`、`z` 用同样方法得到，"
+                "`y.mT.reshape(6, 3)` 就与 `y` 共享内存，这时的 `backward()` 会报错。",
         },
         lambda t: all(_saves(t, code) == (saved_ops.INPUT, saved_ops.OPERAND)
                       for code in ("torch.mul(x, y)", "torch.div(x, y)", "torch.matmul(x, y)"))

@@ -405,10 +405,13 @@ assert torch.allclose(compiled(inputs), other(inputs)) and same_values(model, ot
 # Saved to a file
 # ---------------
 #
-# The same holds for a file: a dict saved from ``model`` or from ``compiled._orig_mod`` has keys
-# without the prefix, and ``torch.load`` called with the path alone, as here, gives back tensors that
-# each have memory of their own, shared neither with the model nor with each other, which a plain
-# module loads. A file saved from ``compiled.state_dict()`` keeps the prefix.
+# The same holds for a file. A dict saved from this page's ``model`` or from ``compiled._orig_mod``
+# has keys without the prefix, and ``torch.load`` called with the path alone, as here, gives back
+# tensors with memory of their own: none shares memory with a tensor of ``model``, nor, as no two of
+# this model's parameters share memory, with another; a plain module loads them. A file saved from
+# ``compiled.state_dict()`` keeps the prefix. The dict of ``nn.Sequential(layer, nn.ReLU(), layer)``,
+# which uses one ``Linear`` twice, comes back from its file with ``0.weight`` and ``2.weight`` on one
+# storage and ``0.bias`` and ``2.bias`` on another.
 
 for route, saved in {
     "model.state_dict()": model.state_dict(),
@@ -425,6 +428,20 @@ for route, saved in {
             not same_storage(t, other) for t in loaded.values() for other in others if other is not t
         ), f"{route}: a plain module loads the file, whose tensors each have memory of their own"
 assert next(iter(loaded)) == "_orig_mod.0.weight", "a file saved from the wrapper keeps the prefix"
+
+# sphinx_gallery_start_ignore
+assert all(not same_storage(p, q) for p in model.parameters() for q in model.parameters() if p is not q), (
+    "no two of model's parameters share memory"
+)
+shared_linear = torch.nn.utils.skip_init(torch.nn.Linear, 4, 4)  # no random draw: the page's output stays as it is
+tied_file = save_and_load(torch.nn.Sequential(shared_linear, torch.nn.ReLU(), shared_linear).state_dict())
+assert (same_storage(tied_file["0.weight"], tied_file["2.weight"])
+        and same_storage(tied_file["0.bias"], tied_file["2.bias"])
+        and not same_storage(tied_file["0.weight"], tied_file["0.bias"])), (
+    "the file of nn.Sequential(layer, nn.ReLU(), layer) gives back 0.weight and 2.weight on one storage, "
+    "the biases on another"
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # ``model.compile()``: compiled in place, names unchanged

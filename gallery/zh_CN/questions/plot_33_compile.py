@@ -376,7 +376,7 @@ assert torch.allclose(compiled(inputs), other(inputs)) and same_values(model, ot
 # 存成文件
 # --------
 #
-# 存成文件也一样：从 ``model`` 或 ``compiled._orig_mod`` 保存的字典，键不带前缀；像这里这样只给路径调用 ``torch.load``，读回的张量各有自己的内存，既不和模型共享，彼此也不共享，普通模块能加载。从 ``compiled.state_dict()`` 保存的文件保留前缀。
+# 存成文件也一样。从本页的 ``model`` 或 ``compiled._orig_mod`` 保存的字典，键不带前缀；像这里这样只给路径调用 ``torch.load``，读回的张量各有自己的内存：都不和 ``model`` 的张量共享内存，而且由于这个模型没有哪两个参数共享内存，彼此也不共享；普通模块能加载它们。从 ``compiled.state_dict()`` 保存的文件保留前缀。把同一个 ``Linear`` 用了两次的 ``nn.Sequential(layer, nn.ReLU(), layer)``，其字典存成文件再读回，``0.weight`` 和 ``2.weight`` 在同一块存储上，``0.bias`` 和 ``2.bias`` 在另一块存储上。
 
 for route, saved in {
     "model.state_dict()": model.state_dict(),
@@ -393,6 +393,20 @@ for route, saved in {
             not same_storage(t, other) for t in loaded.values() for other in others if other is not t
         ), f"{route}: a plain module loads the file, whose tensors each have memory of their own"
 assert next(iter(loaded)) == "_orig_mod.0.weight", "a file saved from the wrapper keeps the prefix"
+
+# sphinx_gallery_start_ignore
+assert all(not same_storage(p, q) for p in model.parameters() for q in model.parameters() if p is not q), (
+    "no two of model's parameters share memory"
+)
+shared_linear = torch.nn.utils.skip_init(torch.nn.Linear, 4, 4)  # 不抽取随机数：页面的输出保持不变
+tied_file = save_and_load(torch.nn.Sequential(shared_linear, torch.nn.ReLU(), shared_linear).state_dict())
+assert (same_storage(tied_file["0.weight"], tied_file["2.weight"])
+        and same_storage(tied_file["0.bias"], tied_file["2.bias"])
+        and not same_storage(tied_file["0.weight"], tied_file["0.bias"])), (
+    "the file of nn.Sequential(layer, nn.ReLU(), layer) gives back 0.weight and 2.weight on one storage, "
+    "the biases on another"
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # ``model.compile()``：原地编译，名字不变
