@@ -17,13 +17,15 @@
 
 Shifting a non-empty contiguous CPU tensor of 3 or more rows in place by one step, ``t[1:] = t[:-1]``, stops with ``RuntimeError: unsupported
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
-location. Please clone() the tensor before performing the operation.`` A leaf that requires grad (such as a
-``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another error while grad
-mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.``
-``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, three other kinds
-of view of one get autograd's error about such views instead (with the source cloned too): one taken under ``torch.no_grad()`` or
-``torch.inference_mode()`` (unless the leaf is a view whose ``_base``, an internal attribute of torch naming the tensor
-whose memory a view uses, does not require grad), an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
+location. Please clone() the tensor before performing the operation.`` A jagged nested tensor (layout ``torch.jagged``)
+and an mkldnn tensor (``to_mkldnn()``), whose ``t[:-1]`` torch refuses, stop with another error. A leaf that requires
+grad (such as a ``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another
+error while grad mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place
+operation.`` ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, three
+other kinds of view of a tensor that requires grad, a leaf or not, get autograd's error about such views instead (with
+the source cloned too): one taken under ``torch.no_grad()`` or ``torch.inference_mode()`` (unless that tensor is a
+view whose ``_base``, an internal attribute of torch naming the tensor whose memory a view uses, does not require
+grad), an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
 ``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. An inference
 tensor (such as one that ``torch.inference_mode()`` creates in new memory) refuses the cloned shift outside that mode,
 even under ``torch.no_grad()``, with ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not
@@ -753,6 +755,42 @@ assert all(
     for dtype in (torch.float32, torch.float16, torch.int64, torch.bool, torch.complex64)
 ), ("t[1:] = t[:-1] and t[:-1] = t[1:] are refused from 3 rows on, in each of the five dtypes, and not on fewer "
     "rows nor on an empty t")
+import warnings
+
+
+def five_zeros(dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # complex32 is experimental, quantized dtypes are deprecated
+        try:
+            return torch.zeros(5, dtype=dtype)
+        except NotImplementedError:
+            return torch.quantize_per_tensor(torch.zeros(5), 0.1, 0, dtype)
+
+
+more_dtypes = (torch.float64, torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2, torch.int8, torch.int16,
+               torch.int32, torch.uint8, torch.complex32, torch.complex128, torch.quint8, torch.qint8, torch.qint32)
+assert all(five_zeros(dtype).is_contiguous() and refused_with(torch.enable_grad, lambda dtype=dtype: five_zeros(dtype))
+           == message for dtype in more_dtypes), (
+    "the shift of a contiguous CPU tensor of 5 rows is refused with the message above in thirteen more dtypes, "
+    "float8, complex32 and quantized ones among them")
+
+
+def slicing_refused(make_tensor):
+    try:
+        make_tensor()[:-1]
+    except RuntimeError:
+        return True
+    return False
+
+
+unsliced = (lambda: torch.nested.nested_tensor([torch.arange(5.0)] * 3, layout=torch.jagged),
+            lambda: torch.arange(5.0).to_mkldnn())
+assert all(made.is_contiguous() and made.device.type == "cpu" and made.numel() > 0 and made.size(0) >= 3
+           for made in (make_one() for make_one in unsliced)) and all(
+    slicing_refused(make_one) and refused_with(torch.enable_grad, make_one) not in (None, message)
+    for make_one in unsliced), (
+    "a jagged nested tensor and an mkldnn tensor, contiguous CPU tensors of 3 or more rows, refuse t[:-1], and their "
+    "shift stops with another error than the message above")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -235,7 +235,7 @@ else:
 # ``vmap(grad(f))`` 里的 ``.data``
 # --------------------------------
 #
-# ``vmap`` 是包在函数外面最内层的变换时，才会拒绝 ``.data``：上面的 ``vmap(f)`` 是这样，下面的 ``vmap(vmap(f))`` 和 ``grad(vmap(f))`` 也是。逐样本求梯度的常用写法 ``vmap(grad(f))`` 里，最内层是 ``grad``：``f`` 里的 ``.data`` 能运行，得到的是每一行的值，而 ``item()`` 仍会报错。
+# ``vmap`` 是包在函数外面最内层的变换时会拒绝 ``.data``：上面的 ``vmap(f)`` 是这样，下面的 ``vmap(vmap(f))`` 和 ``grad(vmap(f))`` 也是。逐样本求梯度的常用写法 ``vmap(grad(f))`` 里，最内层是 ``grad``：``f`` 里的 ``.data`` 能运行，得到的是每一行的值，而 ``item()`` 仍会报错。
 
 nested = {
     "vmap(vmap(f))": lambda: vmap(vmap(scale_data))(batch.reshape(2, 1, 3)),
@@ -526,7 +526,7 @@ else:
 #
 # 这里第二层的权重就是第一层的权重，和 :ref:`“共享权重”那一页 <questions-tied-weights>` 的情形一样，字典里只有 ``0.weight``。默认情况下（``tie_weights=True``），``1.weight`` 也用字典里的张量，两处使用的梯度都落在字典里，``strict=True`` 也接受这个字典。``tie_weights=False`` 时，``1.weight`` 用的是模块自己的权重，``strict=True`` 会拒绝这个字典。
 #
-# 在模型里出现两次的层，比如 ``torch.nn.Sequential(layer, layer)``，它的权重有两个名字：``0.weight`` 和 ``1.weight``。只有在 ``tie_weights=False`` 且字典里只有其中一个名字时，这一层才会拿回自己的权重。在 torch |torch_version| 上，其余能运行的调用，无论 ``strict`` 取什么值，在哪种梯度模式（grad mode）下，结束后 ``layer.weight`` 都是两个名字中字典里排在前面的那个对应的张量，这一层自己的参数不见了。（若 ``tie_weights=False``，``strict=True`` 会拒绝只有一个名字的字典；若 ``tie_weights=True``，两个名字对应两个不同张量的字典会被拒绝。）两个名字都有的字典本身也会变：调用结束时，``functional_call`` 把从模块里换出来的张量写回你传入的字典，于是两个名字中排在后面的那个，对应的成了这一层自己的参数。
+# 在模型里出现两次的层，比如 ``torch.nn.Sequential(layer, layer)``，它的权重有两个名字：``0.weight`` 和 ``1.weight``。只有在 ``tie_weights=False`` 且字典里只有其中一个名字时，这一层才会拿回自己的权重。在 torch |torch_version| 上，其余能运行的调用，无论 ``strict`` 取什么值、处于哪种梯度模式（grad mode），结束后 ``layer.weight`` 都是两个名字中字典里排在前面的那个对应的张量，这一层自己的参数不见了。（若 ``tie_weights=False``，``strict=True`` 会拒绝只有一个名字的字典；若 ``tie_weights=True``，两个名字对应两个不同张量的字典会被拒绝。）两个名字都有的字典本身也会变：调用结束时，``functional_call`` 把从模块里换出来的张量写回你传入的字典，于是两个名字中排在后面的那个，对应的成了这一层自己的参数。
 
 torch.manual_seed(0)
 tied = torch.nn.Sequential(torch.nn.Linear(3, 3, bias=False), torch.nn.Linear(3, 3, bias=False))

@@ -650,6 +650,13 @@ assert not same_storage(twin.parametrizations.weight.original1, new_style.parame
 # sphinx_gallery_start_ignore
 assert not torch.allclose(new_ema.module.weight, new_style.weight), "the average is not the model"
 assert torch.equal(twin.weight, new_style.weight), "the deep copy computes the same weight"
+assert [name for name, _ in new_ema.module.named_parameters()] == [
+    "bias", "parametrizations.weight.original0", "parametrizations.weight.original1"], (
+    "AveragedModel lists three parameters: the bias, original0 and original1")
+assert all(torch.allclose(module.weight, module.parametrizations.weight.original0 * (
+    module.parametrizations.weight.original1 / module.parametrizations.weight.original1.norm(dim=1, keepdim=True)))
+    and module.parametrizations.weight.original0.shape == (1, 1) for module in (new_style, new_ema.module)), (
+    "original0 is the magnitude and original1 the direction: weight = original0 * original1 / original1.norm(dim=1, keepdim=True)")
 # sphinx_gallery_end_ignore
 
 # %%
