@@ -451,6 +451,7 @@ FACT_FLIPS = {
     "detach-edits-reach-both": "detach copies",
     "detach-edits-reach-both-every-dtype": "detach copies",
     "detach-metadata-calls-every-dtype": "detach copies",
+    "detach-resize-as-conj-neg-warns": "detach copies",
     "detach-sparse-coo-edit-not-shared": "detach copies",
     "detach-resize-grow-on-borrowed-memory": "detach copies",
     "deepcopy-grad-by-source": ("deepcopy drops grad", "deepcopy shares grad"),
