@@ -504,6 +504,8 @@ FACT_FLIPS = {
     "copy-in-graph-passes-gradient": ("clone() returns a detached copy", "double() always copies"),
     "inference-mode-grad-on-records-no-node": "clone() shares memory",
     "data-has-own-version-counter": (".data shares the version counter", "detach copies"),
+    "data-edits-reach-both": (".data copies", ".data shares the version counter"),
+    "data-edits-reach-both-every-dtype": (".data copies", ".data shares the version counter"),
     "version-check-only-in-nodes-run": "in-place edits bypass autograd",
     "leaf-view-inplace-refused-in-grad-mode": ("in-place edits bypass autograd", "view(dtype) copies"),
     "clone-of-no-grad-view-passes-no-gradient": ("indexing is recorded under no_grad", "clone() shares memory"),
