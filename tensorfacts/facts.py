@@ -319,6 +319,7 @@ from tensorfacts import (  # noqa: E402, F401
     array_refusal_facts,
     asarray_facts,
     counter_bypass_facts,
+    data_edit_facts,
     data_setter_facts,
     detach_data_facts,
     detach_layout_facts,

@@ -8,7 +8,8 @@
 require grad: for ``a`` of the default strided (dense) layout, a value edit through either one is seen by
 both. This page runs the article's example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
 ``transpose_`` raise an error on either tensor. On this torch, for a dense (not nested) ``a`` of that layout on the
-CPU, of any dtype, the detached tensor accepts all four, given a tensor of ``a``'s dtype for ``resize_as_`` and
+CPU, of any dtype, without the conjugate or negative bit (``a.is_conj()``, ``a.is_neg()``), the detached tensor
+accepts all four without a warning, given a tensor of ``a``'s dtype for ``resize_as_`` and
 ``set_``, except ``set_`` from a tensor when ``a`` is quantized, which raises ``NotImplementedError``, while on the
 detached tensor of a nested ``a``, whose layout is strided too, all four raise; after each it stays linked to
 its source by one version counter unless ``a`` is an inference tensor; with grad mode on, outside
@@ -666,14 +667,18 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    ``Tensor.detach`` docstring still said so in the 2.2 docs.
 #    `pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    ("Always allow tensor metadata changes", August 2022) lifted the
-#    restriction. On this torch all four succeed on the detached tensor of a dense (not nested) ``a`` of the
-#    default strided layout on the CPU, of any dtype (output above), given a tensor of ``a``'s dtype for
+#    restriction. On this torch all four succeed, without a warning, on the detached tensor of a dense (not
+#    nested) ``a`` of the default strided layout on the CPU, of any dtype, without the conjugate or negative bit
+#    (``a.is_conj()`` and ``a.is_neg()`` false; output above), given a tensor of ``a``'s dtype for
 #    ``resize_as_`` and ``set_``; the one exception is ``set_`` from a tensor when ``a`` is quantized, which raises
 #    ``NotImplementedError`` (``set_`` from a storage, an offset, a size and a stride works). On the detached
 #    tensor of a nested ``a``, whose layout is strided too, all four raise, whatever their arguments: the two
 #    resizes ``RuntimeError`` (``NotImplementedError`` on an inference tensor inside ``torch.inference_mode()``),
-#    ``set_`` and ``transpose_`` ``NotImplementedError``. :fact:`detach-metadata-calls-every-dtype` On a dense
-#    ``a`` they change the detached tensor's
+#    ``set_`` and ``transpose_`` ``NotImplementedError``. :fact:`detach-metadata-calls-every-dtype` On the
+#    detached tensor of an ``a`` with one of those bits, such as the views ``x.conj()`` and ``x.conj().imag`` of a
+#    complex ``x``, ``resize_as_`` to a new shape warns (a ``UserWarning`` that an output was resized, which is
+#    deprecated) and goes on, and it can rewrite the values ``a`` shows: on ``a = x[:, ::2].conj()`` it does.
+#    :fact:`detach-resize-as-conj-neg-warns` On a dense ``a`` without those bits they change the detached tensor's
 #    shape or storage, not ``a``'s, except
 #    that a ``resize_`` that needs more bytes than their storage holds moves the
 #    memory both use, when that storage is resizable (other storages: see above). Unless ``a`` is an inference
@@ -705,8 +710,9 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # ``copy_``, give that tensor new memory for its values, so the other keeps its old values, though the ``_version``
 # both read moves; others, such as ``div_``, reach the other, and on a sparse CSR tensor ``mul_`` and ``zero_``
 # through the detached tensor reach its source.
-# Shape and storage changes on the detached tensor of a dense ``a`` change its shape, not ``a``'s (on a nested
-# ``a`` they raise); unless ``a`` is an inference tensor, the two keep sharing one version counter, which each
+# Shape and storage changes on the detached tensor of a dense ``a`` without the conjugate or negative bit change
+# its shape, not ``a``'s (on a nested ``a`` they raise; with one of those bits, ``resize_as_`` to a new shape
+# warns and can change ``a``'s values); unless ``a`` is an inference tensor, the two keep sharing one version counter, which each
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than
 # the storage holds moves it by one as well, and moves ``a``'s memory too, when the storage
 # is resizable (``untyped_storage().resizable()``), as the one torch allocates for a new tensor, a ``clone()``
@@ -722,3 +728,4 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
 # :fact:`detach-sparse-coo-edit-not-shared` :fact:`inference-mode-new-memory-is-inference`
 # :fact:`inference-mode-views-of-normal-tensor` :fact:`detach-metadata-calls-every-dtype`
+# :fact:`detach-resize-as-conj-neg-warns`

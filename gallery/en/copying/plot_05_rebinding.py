@@ -481,6 +481,21 @@ a.grad = None
 print("a.grad after a.grad = None and one more:", a.grad)
 # sphinx_gallery_start_ignore
 assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass gives 2"
+
+
+def one_pass_after_zero_grad(optimizer_class, set_to_none):
+    p = torch.nn.Parameter(torch.ones(2, 2))
+    cleared_by = optimizer_class([p], lr=0.1)
+    (p * 2).sum().backward()
+    (p * 2).sum().backward()
+    cleared_by.zero_grad(set_to_none=set_to_none)
+    (p * 2).sum().backward()
+    return p.grad
+
+
+assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none), torch.full((2, 2), 2.0))
+           for optimizer_class in (torch.optim.SGD, torch.optim.Adam) for set_to_none in (True, False)), (
+    "after optimizer.zero_grad(), set_to_none True (the default) or False, one pass gives 2")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -265,7 +265,7 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #    The article prints ``grad_fn=<SigmoidBackward>``. On this torch the node
 #    is called ``SigmoidBackward0`` (see ``out`` above): the backward nodes
 #    generated for torch's operators now carry a number. In some names a suffix
-#    follows it: ``_copy`` (``ViewBackward0_copy``, the node of ``torch.view_copy``)
+#    follows it, such as ``_copy`` (``ViewBackward0_copy``, the node of ``torch.view_copy``)
 #    or, for some of the internal ``torch._foreach_*`` operators, the overload's
 #    name (``ForeachAddBackward0List``, ``ForeachAddBackward1Scalar``). A node that torch
 #    generates for a single dispatch key puts the key's name before the number:

@@ -384,7 +384,8 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # on its ``detach()``, and raise instead of returning a wrong gradient. An inference tensor of that layout
 # has no version counter to share: reading its ``_version`` raises, and its ``detach()`` and ``.data``, taken
 # outside the mode, both read 0 after edits made inside it (:ref:`copying-detach`).
-# :fact:`detach-edits-reach-both` The next
+# :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype` :fact:`data-edits-reach-both`
+# :fact:`data-edits-reach-both-every-dtype` The next
 # page checks each point of the article's summary:
 # :ref:`data-vs-detach-comparison`.
 #

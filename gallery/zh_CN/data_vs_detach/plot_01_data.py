@@ -252,7 +252,7 @@ draw_memory("c = out.data; c.zero_()", a=a, out=out, c=c)
 #    :class: warning
 #
 #    原博文打印的是 ``grad_fn=<SigmoidBackward>``。在 torch |torch_version| 上，节点名是 ``SigmoidBackward0``
-#    （见上面打印的 ``out``）：torch 为各个运算自动生成的反向节点，名字里都多了一个数字。有些名字在数字后面还带后缀：``torch.view_copy`` 的节点 ``ViewBackward0_copy`` 带 ``_copy``；``torch._foreach_*`` 这组内部运算中，有些运算的节点带重载名，如 ``ForeachAddBackward0List``、``ForeachAddBackward1Scalar``。torch 只为某一个分发键（dispatch key）生成的节点，会在数字前面带上这个键的名字：对嵌套张量调用 ``unbind()``，得到的节点是 ``UnbindBackwardAutogradNestedTensor0``。下图里的 ``AccumulateGrad`` 是手写的，没有这个数字。行为没有变化。
+#    （见上面打印的 ``out``）：torch 为各个运算自动生成的反向节点，名字里都多了一个数字。有些名字在数字后面还带后缀，例如 ``torch.view_copy`` 的节点 ``ViewBackward0_copy`` 带 ``_copy``；``torch._foreach_*`` 这组内部运算中，有些运算的节点带重载名，如 ``ForeachAddBackward0List``、``ForeachAddBackward1Scalar``。torch 只为某一个分发键（dispatch key）生成的节点，会在数字前面带上这个键的名字：对嵌套张量调用 ``unbind()``，得到的节点是 ``UnbindBackwardAutogradNestedTensor0``。下图里的 ``AccumulateGrad`` 是手写的，没有这个数字。行为没有变化。
 print("out.grad_fn:", out.grad_fn.name())
 assert out.grad_fn.name() == "SigmoidBackward0", "the backward node is named SigmoidBackward0"
 # sphinx_gallery_start_ignore

@@ -364,7 +364,7 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # 小结
 # ----
 #
-# 对在 ``torch.inference_mode()`` 之外创建的默认 strided 布局张量，``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被自动求导（autograd）保存之后，再通过它的 ``detach()`` 做 torch 的原地（in-place）操作，自动求导就能发现，并报错而不是返回错误的梯度。这种布局的推理张量（inference tensor）则没有可共享的版本计数器：读取它的 ``_version`` 会报错；在模式外对它取的 ``detach()`` 和 ``.data``，在模式里做过修改之后都读到 0（见 :ref:`“detach()”那一页 <copying-detach>`）。:fact:`detach-edits-reach-both`\ 原博文的总结，由 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 逐条检验。
+# 对在 ``torch.inference_mode()`` 之外创建的默认 strided 布局张量，``detach()`` 和 ``.data`` 都共享数据，但只有 ``detach()`` 还共享版本计数器。正因如此，一个张量被自动求导（autograd）保存之后，再通过它的 ``detach()`` 做 torch 的原地（in-place）操作，自动求导就能发现，并报错而不是返回错误的梯度。这种布局的推理张量（inference tensor）则没有可共享的版本计数器：读取它的 ``_version`` 会报错；在模式外对它取的 ``detach()`` 和 ``.data``，在模式里做过修改之后都读到 0（见 :ref:`“detach()”那一页 <copying-detach>`）。:fact:`detach-edits-reach-both`\ 原博文的总结，由 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>` 逐条检验。:fact:`detach-edits-reach-both-every-dtype` :fact:`data-edits-reach-both` :fact:`data-edits-reach-both-every-dtype`
 #
 # 张量若是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors``，这样的修改自动求导就发现不了；不推进版本计数器的修改也发现不了，例如用 ``apply_`` 或 ``map_`` 做的修改（本站检查过的几种见 :ref:`“版本计数器”那一页 <questions-version-counter>`，别的内核也可能如此）。:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check` :fact:`counter-bypass-edits-silent`
 #

@@ -1,0 +1,112 @@
+"""Named facts on what an edit through ``a.data`` reaches, the ``.data`` half of the detach pages' sentence that
+``detach()`` and ``.data`` share a tensor's numbers and only ``detach()`` its version counter: over the standard
+sources (an inference tensor left out) and, on the CPU, a tensor of every dtype torch names, a conj-bit view and a
+strided nested tensor, each edit shows in the other tensor while ``a.data`` counts its own edits on a counter of its
+own. Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+
+from tensorfacts.detach_layout_facts import Kind, _after, _detach_kinds, _torch_dtypes
+from tensorfacts.fact_registry import Fact, fact, scoped_fact
+from tensorfacts.scope import VALUE_DEVICES, Case, values_equal
+from tensorfacts.standard_sources import VERSIONED_SOURCES
+
+#: Why the scoped fact leaves ``meta`` and the inference tensor out, in every edition's language.
+_NARROWER = {
+    "en": "it compares values, and a meta tensor holds none; the sentence it checks speaks of tensors made outside "
+          "torch.inference_mode()",
+    "zh_CN": "它要比较数值，而 meta 张量不存放数值；它检验的句子只说在 torch.inference_mode() 之外创建的张量",
+}
+
+
+def data_edits_reach_both(case: Case) -> dict[str, object]:
+    """Edit ``c = a.data`` by ``mul_(2)`` and an index write, then ``a`` by ``add_(1)`` under ``torch.no_grad()``:
+    does each edit show in the other tensor, and what do ``a._version`` and ``c._version`` read after each step?"""
+    _, a = case.build()
+    start = a.detach().clone()
+    c = a.data
+    c.mul_(2)
+    c[0] = 100
+    through_c = values_equal(a.detach(), torch.cat([start[:1] * 0 + 100, start[1:] * 2]))
+    after_c = (a._version, c._version)
+    with torch.no_grad():
+        a.add_(1)
+    through_a = values_equal(c, torch.cat([start[:1] * 0 + 101, start[1:] * 2 + 1]))
+    return {"edits through a.data seen by a": through_c, "(a._version, c._version) after them": after_c,
+            "edit through a seen by a.data": through_a, "(a._version, c._version) after it": (a._version, c._version)}
+
+
+def _expected(case: Case) -> dict[str, object]:
+    """Every edit seen; ``a``'s counter moves only for its own edit, ``c``'s only for its two."""
+    return {"edits through a.data seen by a": True, "(a._version, c._version) after them": (0, 2),
+            "edit through a seen by a.data": True, "(a._version, c._version) after it": (1, 2)}
+
+
+@scoped_fact("data-edits-reach-both", {
+    "en": "On a tensor a of the default strided layout made outside torch.inference_mode(), takes c = a.data, calls "
+          "c.mul_(2) and c[0] = 100, then a.add_(1) under torch.no_grad(): a holds the values the edits through c "
+          "gave and c the values after a.add_(1); after the edits through c, a._version reads 0 and c._version 2, "
+          "and after a.add_(1), a._version reads 1 and c._version still 2.",
+    "zh_CN": "对在 torch.inference_mode() 之外创建的默认 strided 布局张量 a，取 c = a.data，先调用 c.mul_(2) 和 "
+             "c[0] = 100，再在 torch.no_grad() 下调用 a.add_(1)：a 的数值是通过 c 修改后的数值，c 的数值是 "
+             "a.add_(1) 之后的数值；通过 c 修改之后，a._version 是 0，c._version 是 2；a.add_(1) 之后，a._version "
+             "是 1，c._version 仍是 2。",
+}, _expected, sources=VERSIONED_SOURCES, devices=VALUE_DEVICES, narrower=_NARROWER)
+def _data_edits_reach_both(case: Case) -> dict[str, object]:
+    return data_edits_reach_both(case)
+
+
+def _edit_both_ways(kind: Kind) -> tuple[bool, bool, bool, int, int, int]:
+    """``c = a.data`` of a zero ``a``; write 1 through ``c``, then 0 through ``a`` (under ``torch.no_grad()``): whether
+    ``a`` is strided, whether each write shows in the other tensor, how far ``a._version`` moved after the write
+    through ``c`` and at the end, and ``c._version`` (a new counter, from 0) at the end."""
+    make, write, read = kind
+    a = make()
+    c, start = a.data, a._version
+    with torch.no_grad():
+        write(c, 1)
+        through_c = read(a) == _after(kind, 1) != _after(kind, 0)
+        a_after_c = a._version - start
+        write(a, 0)
+    return a.layout == torch.strided, through_c, read(c) == _after(kind, 0), a_after_c, a._version - start, c._version
+
+
+@fact("data-edits-reach-both-every-dtype", {
+    "en": "On the CPU, for a tensor a of the default strided layout of every dtype the torch module names (for a "
+          "floating or complex dtype a leaf that requires grad too), a complex conj() view of a leaf (conj bit set) "
+          "and a nested tensor of the default strided layout that requires grad, each made fresh at 0 (for some, "
+          "making it moves a._version): takes c = a.data, writes a value through c, then another through a (under "
+          "torch.no_grad()), the same writes as detach-edits-reach-both-every-dtype makes: each write shows in the "
+          "other tensor; the write through c leaves a._version where it was and the write through a moves it by 1, "
+          "and c._version, which starts at 0, reads 1 at the end. On quint4x2 and quint2x4, which take none of "
+          "those writes on the CPU, a.data starts at a's memory.",
+    "zh_CN": "在 CPU 上，对默认 strided 布局的张量 a：torch 模块列出的每种 dtype（浮点和复数类型还取一个需要梯度的叶"
+             "子张量），叶子张量的复数 conj() 视图（带共轭标志），以及一个需要梯度的默认 strided 布局的嵌套张量，每"
+             "次都新建、值为 0（有的做法本身就让 a._version 加 1）：取 c = a.data，先通过 c 写入一个数值，再通过 a "
+             "写入另一个（都在 torch.no_grad() 下），写法与 detach-edits-reach-both-every-dtype 相同：每次写入另一方"
+             "都看得到；通过 c 写入不改变 a._version，通过 a 写入让它加 1；c._version 从 0 开始，最后是 1。quint4x2 "
+             "和 quint2x4 在 CPU 上不接受这些写入，它们的 a.data 从 a 的内存起始处开始。",
+}, {"en": "every dtype of the torch module, a conj-bit view and a strided nested tensor, on the CPU",
+    "zh_CN": "torch 模块的每种 dtype、一个带共轭标志的视图和一个 strided 嵌套张量，在 CPU 上"})
+def _data_edits_reach_both_every_dtype() -> Fact:
+    """The ``.data`` half of the general sentence beyond the scoped fact's floating dtypes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # complex32, quantized and nested tensors warn when made
+        kinds = _detach_kinds()
+        seen = {name: kind if isinstance(kind, str) else _edit_both_ways(kind) for name, kind in kinds.items()}
+        packed = {str(d).removeprefix("torch."): d for d in _torch_dtypes() if str(d) in ("torch.quint4x2",
+                                                                                            "torch.quint2x4")}
+        starts = {name: (lambda q: q.data.data_ptr() == q.data_ptr())(
+            torch.quantize_per_tensor(torch.zeros(4), 0.5, 0, dtype)) for name, dtype in packed.items()}
+    edited = [v for v in seen.values() if not isinstance(v, str)]
+    unedited = sorted(name for name, v in seen.items() if isinstance(v, str))
+    return Fact(len(edited) > 0 and all(v == (True, True, True, 0, 1, 1) for v in edited)
+                and set(unedited) == set(packed) and all(starts.values()),
+                f"(strided, write through c seen by a, write through a seen by c, move of a._version after the "
+                f"write through c, and at the end, c._version at the end) per kind: {seen}; a.data starts at "
+                f"a's memory on the packed quantized dtypes: {starts}")
