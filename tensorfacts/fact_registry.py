@@ -187,6 +187,11 @@ def enough(wrong: object) -> bool:
     return bool(wrong) and _FIRST_ONLY[-1]
 
 
+def stopped(wrong: object) -> Fact:
+    """What a fact returns when :func:`enough` let it stop: false, with the cases that differ so far."""
+    return Fact(False, f"stopped at the first case that differs: {wrong}")
+
+
 def run_fact(fact_id: str) -> Fact:
     """Run one fact with grad mode on; an unknown id, an error or an escaping warning is a failure."""
     for ran in _RECORDING:

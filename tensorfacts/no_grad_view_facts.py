@@ -23,7 +23,7 @@ import warnings
 import torch
 
 from tensorfacts import view_ops
-from tensorfacts.fact_registry import Fact, enough, fact
+from tensorfacts.fact_registry import Fact, enough, fact, stopped
 
 #: The views table's operations autograd does not record: their result does not require grad, in any grad mode.
 UNRECORDED_TABLE = ("a.detach()", "s.indices()")
@@ -343,7 +343,7 @@ def _clone_of_no_grad_view_passes_no_gradient() -> Fact:
     the tensor itself (``.real`` of a real tensor) gives no view: its clone passes the gradient to the tensor."""
     wrong, runs, asked_runs, expected, asked_expected = no_grad_view_runs("clone()")
     if enough(wrong):
-        return Fact(False, f"the first view run not as said: {wrong}")
+        return stopped(wrong)
     not_recorded = [row.code for row in GRAD_VIEWS
                     if view_ops.apply(row, view_ops.make_source(row.source, "contiguous").requires_grad_()).grad_fn
                     is None]

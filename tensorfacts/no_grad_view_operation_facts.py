@@ -11,7 +11,7 @@ import itertools
 
 import torch
 
-from tensorfacts.fact_registry import Fact, enough, fact
+from tensorfacts.fact_registry import Fact, enough, fact, stopped
 from tensorfacts.no_grad_view_facts import (
     GRAD_OFF,
     GRAD_VIEWS,
@@ -70,7 +70,7 @@ def _copy_of_no_grad_view_passes_no_gradient() -> Fact:
         copy_wrong, copy_runs, copy_asked, expected, asked_expected = no_grad_view_runs(copy)
         wrong += [f"{copy}: {entry}" for entry in copy_wrong]
         if enough(wrong):
-            return Fact(False, f"the first view run not as clone() there: {wrong}")
+            return stopped(wrong)
         runs[copy], asked[copy] = (copy_runs, expected), (copy_asked, asked_expected)
         tracked += [(copy, *entry) for entry in unrecorded_view_runs(copy) if entry[2] or entry[3]]
         count, recorded = inference_view_runs(copy)
