@@ -86,13 +86,13 @@ def _edit_both_ways(kind: Kind) -> tuple[bool, bool, bool, int, int, int]:
           "and c._version, which starts at 0, reads 1 at the end. On quint4x2 and quint2x4, which take none of "
           "those writes on the CPU, a.data starts at a's memory.",
     "zh_CN": "在 CPU 上，对默认 strided 布局的张量 a：torch 模块列出的每种 dtype（浮点和复数类型还取一个需要梯度的叶"
-             "子张量），叶子张量的复数 conj() 视图（带共轭标志），以及一个需要梯度的默认 strided 布局的嵌套张量，每"
+             "子张量），叶子张量的复数 conj() 视图（带共轭位），以及一个需要梯度的默认 strided 布局的嵌套张量，每"
              "次都新建、值为 0（有的做法本身就让 a._version 加 1）：取 c = a.data，先通过 c 写入一个数值，再通过 a "
              "写入另一个（都在 torch.no_grad() 下），写法与 detach-edits-reach-both-every-dtype 相同：每次写入另一方"
              "都看得到；通过 c 写入不改变 a._version，通过 a 写入让它加 1；c._version 从 0 开始，最后是 1。quint4x2 "
              "和 quint2x4 在 CPU 上不接受这些写入，它们的 a.data 从 a 的内存起始处开始。",
 }, {"en": "every dtype of the torch module, a conj-bit view and a strided nested tensor, on the CPU",
-    "zh_CN": "torch 模块的每种 dtype、一个带共轭标志的视图和一个 strided 嵌套张量，在 CPU 上"})
+    "zh_CN": "torch 模块的每种 dtype、一个带共轭位的视图和一个 strided 嵌套张量，在 CPU 上"})
 def _data_edits_reach_both_every_dtype() -> Fact:
     """The ``.data`` half of the general sentence beyond the scoped fact's floating dtypes."""
     with warnings.catch_warnings():

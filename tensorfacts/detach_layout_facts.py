@@ -335,7 +335,7 @@ def _detach_kinds() -> dict[str, Kind | str]:
           "four of these writes.",
     "zh_CN": "在 CPU 上，对默认 strided 布局的张量 a：torch 模块列出的每种 dtype（bool、有符号和无符号整数、浮点、"
              "float8、复数和量化类型；浮点和复数类型还取一个需要梯度的叶子张量），叶子张量的复数 conj() 视图"
-             "（带共轭标志），以及一个需要梯度的默认 strided 布局的嵌套张量：取 c = a.detach()，先用 copy_ 通过 c "
+             "（带共轭位），以及一个需要梯度的默认 strided 布局的嵌套张量：取 c = a.detach()，先用 copy_ 通过 c "
              "写入一个数值，再通过 a 写入另一个（都在 torch.no_grad() 下）：每次写入另一方都看得到，a._version 和 "
              "c._version 都增加 2。int1 到 int7 和 uint1 到 uint7 没有 copy 内核：从同一 dtype 的张量 copy_、"
              "从 int64 张量 copy_、fill_ 和写入一个数的索引写入，在 CPU 上都抛出 NotImplementedError，两次写入改为"
@@ -346,7 +346,7 @@ def _detach_kinds() -> dict[str, Kind | str]:
              "quint2x4），从 int64 张量 copy_ 都抛出 RuntimeError，而不是 NotImplementedError。除了这里列出的报错，"
              "torch 模块列出的每种 dtype 都接受这四种写入。",
 }, {"en": "every dtype of the torch module, a conj-bit view and a strided nested tensor, on the CPU",
-    "zh_CN": "torch 模块的每种 dtype、一个带共轭标志的视图和一个 strided 嵌套张量，在 CPU 上"})
+    "zh_CN": "torch 模块的每种 dtype、一个带共轭位的视图和一个 strided 嵌套张量，在 CPU 上"})
 def _detach_edits_reach_both_every_dtype() -> Fact:
     """The general sentence beyond the scoped fact's floating dtypes: integer, bool, complex, quantized, nested."""
     with warnings.catch_warnings():

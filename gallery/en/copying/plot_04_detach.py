@@ -675,7 +675,7 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    tensor of a nested ``a``, whose layout is strided too, all four raise, whatever their arguments: the two
 #    resizes ``RuntimeError`` (``NotImplementedError`` on an inference tensor inside ``torch.inference_mode()``),
 #    ``set_`` and ``transpose_`` ``NotImplementedError``. :fact:`detach-metadata-calls-every-dtype` On the
-#    detached tensor of an ``a`` with one of those bits, such as the views ``x.conj()`` and ``x.conj().imag`` of a
+#    detached tensor of a non-empty ``a`` with one of those bits, such as the views ``x.conj()`` and ``x.conj().imag`` of a
 #    complex ``x``, ``resize_as_`` to a new shape warns (a ``UserWarning`` that an output was resized, which is
 #    deprecated) and goes on, and it can rewrite the values ``a`` shows: on ``a = x[:, ::2].conj()`` it does.
 #    :fact:`detach-resize-as-conj-neg-warns` On a dense ``a`` without those bits they change the detached tensor's
@@ -711,7 +711,7 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # both read moves; others, such as ``div_``, reach the other, and on a sparse CSR tensor ``mul_`` and ``zero_``
 # through the detached tensor reach its source.
 # Shape and storage changes on the detached tensor of a dense ``a`` without the conjugate or negative bit change
-# its shape, not ``a``'s (on a nested ``a`` they raise; with one of those bits, ``resize_as_`` to a new shape
+# its shape, not ``a``'s (on a nested ``a`` they raise; with one of those bits, on a non-empty ``a``, ``resize_as_`` to a new shape
 # warns and can change ``a``'s values); unless ``a`` is an inference tensor, the two keep sharing one version counter, which each
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than
 # the storage holds moves it by one as well, and moves ``a``'s memory too, when the storage

@@ -15,7 +15,7 @@
 
       t[1:] = t[:-1].clone()
 
-Shifting a non-empty contiguous CPU tensor of 3 or more rows in place by one step, ``t[1:] = t[:-1]``, stops (in each of the 18 dtypes this page runs, from ``bool`` and the integer types to float8, complex and quantized ones) with ``RuntimeError: unsupported
+Shifting a non-empty contiguous dense CPU tensor (layout ``torch.strided``, not nested) of 3 or more rows in place by one step, ``t[1:] = t[:-1]``, stops (in each of the 18 dtypes this page runs, from ``bool`` and the integer types to float8, complex and quantized ones) with ``RuntimeError: unsupported
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
 location. Please clone() the tensor before performing the operation.`` A jagged nested tensor (layout ``torch.jagged``)
 and an mkldnn tensor (``to_mkldnn()``), whose ``t[:-1]`` torch refuses, stop with another error. A leaf that requires

@@ -13,7 +13,7 @@
 
       t[1:] = t[:-1].clone()
 
-原地（in-place）把至少有 3 行的非空连续 CPU 张量平移一位（``t[1:] = t[:-1]``）会报错（本页运行的 18 种 dtype 都是如此，从 ``bool`` 和各种整数类型到 float8、复数和量化类型）：``RuntimeError: unsupported operation: some elements of the
+原地（in-place）把至少有 3 行的非空连续稠密 CPU 张量（布局为 ``torch.strided``，不是嵌套张量）平移一位（``t[1:] = t[:-1]``）会报错（本页运行的 18 种 dtype 都是如此，从 ``bool`` 和各种整数类型到 float8、复数和量化类型）：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
 before performing the operation.`` jagged 嵌套张量（布局为 ``torch.jagged``）和 mkldnn 张量（``to_mkldnn()``）得到的则是另一条报错，因为 torch 拒绝对它们取 ``t[:-1]``。需要梯度的叶子张量（leaf tensor），如 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` ``t[1:] = t[:-1].clone()`` 也会得到这条报错；在 ``torch.no_grad()`` 下则能正确完成平移。梯度模式开启时，需要梯度的张量（无论是否叶子张量）的另外三类视图得到的则是自动求导（autograd）对这类视图的报错（先克隆源也一样）：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图（除非这个张量是 ``_base`` 不需要梯度的视图；``_base`` 是 torch 的内部属性，指向视图所用内存所属的那个张量），``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``），以及自定义 ``autograd.Function`` 返回的视图。推理张量（inference tensor），例如 ``torch.inference_mode()`` 在新内存中创建的张量，在推理模式之外会拒绝先克隆源的平移，即使在 ``torch.no_grad()`` 下也一样，报错为 ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed``，而且报错时平移后的值已经写入；在推理模式之内，先克隆源的平移可以正常完成。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
