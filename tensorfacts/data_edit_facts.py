@@ -11,7 +11,7 @@ import warnings
 
 import torch
 
-from tensorfacts.detach_layout_facts import Kind, _after, _detach_kinds, _torch_dtypes
+from tensorfacts.detach_layout_facts import KINDS_SCOPE, Kind, _after, _detach_kinds, _torch_dtypes
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.scope import VALUE_DEVICES, Case, values_equal
 from tensorfacts.standard_sources import VERSIONED_SOURCES
@@ -91,8 +91,7 @@ def _edit_both_ways(kind: Kind) -> tuple[bool, bool, bool, int, int, int]:
              "写入另一个（都在 torch.no_grad() 下），写法与 detach-edits-reach-both-every-dtype 相同：每次写入另一方"
              "都看得到；通过 c 写入不改变 a._version，通过 a 写入让它加 1；c._version 从 0 开始，最后是 1。quint4x2 "
              "和 quint2x4 在 CPU 上不接受这些写入，它们的 a.data 从 a 的内存起始处开始。",
-}, {"en": "every dtype of the torch module, a conj-bit view and a strided nested tensor, on the CPU",
-    "zh_CN": "torch 模块的每种 dtype、一个带共轭位的视图和一个 strided 嵌套张量，在 CPU 上"})
+}, KINDS_SCOPE)
 def _data_edits_reach_both_every_dtype() -> Fact:
     """The ``.data`` half of the general sentence beyond the scoped fact's floating dtypes."""
     with warnings.catch_warnings():

@@ -282,6 +282,11 @@ def _quantized_int64_copy(dtype: torch.dtype) -> str:
     return "no error"
 
 
+#: The range of the facts that run :func:`_detach_kinds`, in every edition's language.
+KINDS_SCOPE = {"en": "every dtype of the torch module, a conj-bit view and a strided nested tensor, on the CPU",
+               "zh_CN": "torch 模块的每种 dtype、一个带共轭位的视图和一个 strided 嵌套张量，在 CPU 上"}
+
+
 def _detach_kinds() -> dict[str, Kind | str]:
     """Per dtype of ``torch`` (and a conj-bit view and a strided nested tensor): a kind of tensor, or why no
     in-place write exists for that dtype on the CPU."""
@@ -345,8 +350,7 @@ def _detach_kinds() -> dict[str, Kind | str]:
              "一个数的索引写入在 CPU 上都抛出 NotImplementedError，不作修改。对每种量化类型（包括 quint4x2 和 "
              "quint2x4），从 int64 张量 copy_ 都抛出 RuntimeError，而不是 NotImplementedError。除了这里列出的报错，"
              "torch 模块列出的每种 dtype 都接受这四种写入。",
-}, {"en": "every dtype of the torch module, a conj-bit view and a strided nested tensor, on the CPU",
-    "zh_CN": "torch 模块的每种 dtype、一个带共轭位的视图和一个 strided 嵌套张量，在 CPU 上"})
+}, KINDS_SCOPE)
 def _detach_edits_reach_both_every_dtype() -> Fact:
     """The general sentence beyond the scoped fact's floating dtypes: integer, bool, complex, quantized, nested."""
     with warnings.catch_warnings():
