@@ -465,8 +465,8 @@ else:
 # Each ``backward()`` adds its gradient to the values already in ``.grad``
 # instead of overwriting them. Two passes
 # give twice the gradient, so a training loop clears ``.grad`` (``a.grad =
-# None``, or ``optimizer.zero_grad()``) once per optimizer step, before the
-# passes whose gradients that step uses. Clearing before every pass would keep
+# None``, or ``optimizer.zero_grad()``, which clears the ``.grad`` of the parameters given to that optimizer and of
+# no other tensor) once per optimizer step, before the passes whose gradients that step uses. Clearing before every pass would keep
 # only the last one: gradient accumulation over micro-batches relies on the
 # sum (see :ref:`the page on logged gradients <questions-stale-grad>`).
 
@@ -485,17 +485,21 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 
 def one_pass_after_zero_grad(optimizer_class, set_to_none):
     p = torch.nn.Parameter(torch.ones(2, 2))
+    not_given = torch.nn.Parameter(torch.ones(2, 2))
     cleared_by = optimizer_class([p], lr=0.1)
-    (p * 2).sum().backward()
-    (p * 2).sum().backward()
+    (p * 2 + not_given * 2).sum().backward()
+    (p * 2 + not_given * 2).sum().backward()
     cleared_by.zero_grad(set_to_none=set_to_none)
     (p * 2).sum().backward()
-    return p.grad
+    return p.grad, not_given.grad
 
 
-assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none), torch.full((2, 2), 2.0))
+assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[0], torch.full((2, 2), 2.0))
            for optimizer_class in (torch.optim.SGD, torch.optim.Adam) for set_to_none in (True, False)), (
     "after optimizer.zero_grad(), set_to_none True (the default) or False, one pass gives 2")
+assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[1], torch.full((2, 2), 4.0))
+           for optimizer_class in (torch.optim.SGD, torch.optim.Adam) for set_to_none in (True, False)), (
+    "optimizer.zero_grad() leaves the .grad of a tensor not given to that optimizer as it was")
 # sphinx_gallery_end_ignore
 
 # %%

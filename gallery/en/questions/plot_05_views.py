@@ -247,8 +247,12 @@ assert not any(same_storage(results[key], x) for key in list(results)[6:]), (
 # -----------------------
 #
 # ``x.t()`` is not contiguous: reading its rows in order jumps around in
-# memory. ``view`` refuses to flatten it and points to ``reshape``, which
+# memory (its strides give the place of each element in ``x``'s memory, printed
+# below). ``view`` refuses to flatten it and points to ``reshape``, which
 # copies.
+places = [row * x.t().stride(0) + column * x.t().stride(1) for row in range(3) for column in range(2)]
+print("places in memory of x.t()'s elements, row by row:", places)
+assert places != sorted(places), "reading x.t() row by row does not go through memory in order"
 try:
     x.t().view(6)
 except RuntimeError as e:

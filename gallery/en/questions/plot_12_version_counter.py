@@ -400,8 +400,9 @@ for whole_ in (grid, grid.long(), grid.to(torch.complex64), weights):
 # sphinx_gallery_end_ignore
 
 # %%
-# Writes are not all that moves the counter. In-place calls that change only the shape, such as
-# ``t_()``, ``unsqueeze_()``, and ``resize_()`` or ``resize_as_()`` to a new size, move it by one too;
+# Writes are not all that moves the counter. In-place calls that work on the shape rather than the values, such
+# as ``t_()``, ``unsqueeze_()``, and ``resize_()`` or ``resize_as_()`` to a new size, move it by one too (``t_()``
+# does so even on a tensor of one dimension or none, whose shape it leaves as it was);
 # some other in-place calls do not move it: ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and
 # ``resize_()`` or ``resize_as_()`` to the size the tensor already has. Each line runs on a fresh
 # ``t = torch.zeros(2, 3)``, with grad mode on and again under ``torch.no_grad()``, and each row also
@@ -440,6 +441,12 @@ shapes_changed = [(after != (2, 3), after_no_grad != (2, 3)) for (_, after), (_,
 assert shapes_changed == [(True, True)] * 4 + [(False, False)] * 5, (
     "t_(), unsqueeze_(), and resize_() or resize_as_() to a new size change t's shape (2, 3); the other calls keep it")
 # sphinx_gallery_end_ignore
+for flat_shape in ((), (3,)):
+    flat = torch.zeros(flat_shape)
+    flat.t_()
+    print(f"t_() on a tensor of shape {flat_shape}: _version {flat._version}, shape after: {tuple(flat.shape)}")
+    assert flat._version == 1 and flat.shape == flat_shape, (
+        f"t_() moves _version by one on a tensor of shape {flat_shape} too, and leaves its shape as it was")
 
 # %%
 # Not moving the counter does not mean changing nothing: given ``memory_format=torch.channels_last``,

@@ -282,8 +282,8 @@ assert x._version == 3, "each assignment is one in-place edit of x"
 #
 # For a dense ``x`` (as above: layout ``torch.strided``, neither nested nor quantized), indexing with integers (a
 # zero-dimensional integer tensor too, see below), slices, ``None`` and ``...`` (basic indexing) returns a view of
-# ``x``, on its storage; an edit of the view that torch takes (when ``x`` requires grad or is an inference tensor,
-# see below) is an edit of ``x``. A list of Python integers, an ``int64`` or ``int32`` index tensor of one or more
+# ``x``, on its storage, and an edit of the view, where torch allows one (for an ``x`` that requires grad or is an
+# inference tensor, see below), is an edit of ``x``. A list of Python integers, an ``int64`` or ``int32`` index tensor of one or more
 # dimensions (other dtypes below) or a mask (advanced indexing),
 # alone or next to basic indices, returns a copy. A list of fewer than 32 items that holds a tensor, a
 # sequence (another list, a tuple, a ``range``), a slice, ``None`` or ``...`` is read as a tuple of indices, with a deprecation warning, and can give a
@@ -320,6 +320,47 @@ row = row_source[1]
 row.mul_(10)
 print("row_source after row = row_source[1]; row.mul_(10):", row_source)
 assert torch.equal(row_source[1], torch.tensor([40.0, 50.0, 60.0, 70.0])), "an edit of the view x[1] is an edit of x"
+
+# %%
+# The same edit, ``fill_(1)``, of each of the seven views above, on a fresh ``x`` of each of ten dtypes, an inference
+# tensor and a leaf that requires grad, with grad mode on, off and inside ``torch.inference_mode()``: every edit that
+# torch takes changes exactly the view's elements of ``x``, and torch refuses the edit only for the leaf with grad
+# mode on and for the inference tensor outside ``torch.inference_mode()``.
+
+
+def edit_of_view(kind, mode, index):
+    """Fill ``x[index]`` of a fresh 3 x 4 ``x`` of this kind with ones under ``mode``: whether exactly the
+    view's elements of ``x`` changed, or "refused" when torch raises."""
+    with torch.inference_mode(kind == "inference tensor"):
+        x = torch.zeros(3, 4, dtype=torch.float32 if isinstance(kind, str) else kind,
+                        requires_grad=kind == "leaf that requires grad")
+    with mode():
+        view = x[index]
+        try:
+            view.fill_(1)
+        except RuntimeError:
+            return "refused"
+    changed = x.detach().view(torch.uint8).reshape(3, 4, -1).any(-1)
+    return changed.count_nonzero().item() == view.numel()
+
+
+basic_indices = {"1": 1, "1:": slice(1, None), ":, 1": (slice(None), 1), "::2": slice(None, None, 2),
+                 "None": None, "..., 0": (..., 0), "torch.tensor(1)": torch.tensor(1)}
+kinds = (torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float32, torch.float64, torch.int8,
+         torch.int64, torch.uint8, torch.bool, torch.complex64, "inference tensor", "leaf that requires grad")
+edits = {(str(kind), mode.__name__, shown): edit_of_view(kind, mode, index)
+         for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode)
+         for kind in kinds for shown, index in basic_indices.items()}
+refused_edits = sorted({(kind, mode) for (kind, mode, _), result in edits.items() if result == "refused"})
+print("edits of the seven views taken:", sum(result is True for result in edits.values()), "of", len(edits))
+print("edits refused, on (x, mode):", refused_edits)
+assert all(result in (True, "refused") for result in edits.values()), (
+    "an edit of a view by basic indexing that torch takes is an edit of x, for each of ten dtypes, an inference "
+    "tensor and a leaf that requires grad, with grad mode on or off and in inference mode")
+assert refused_edits == [("inference tensor", "enable_grad"), ("inference tensor", "no_grad"),
+                         ("leaf that requires grad", "enable_grad")], (
+    "torch refuses the edit only of a view of a leaf that requires grad in grad mode, and of a view of an inference "
+    "tensor outside inference mode")
 
 # sphinx_gallery_start_ignore
 with torch.inference_mode():

@@ -21,9 +21,9 @@ location. Please clone() the tensor before performing the operation.`` A jagged 
 and an mkldnn tensor (``to_mkldnn()``), whose ``t[:-1]`` torch refuses, stop with another error. A leaf that requires
 grad (such as a ``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another
 error while grad mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place
-operation.`` ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, three
-other kinds of view of a tensor that requires grad, a leaf or not, get autograd's error about such views instead (with
-the source cloned too): one taken under ``torch.no_grad()`` or ``torch.inference_mode()`` (unless that tensor is a
+operation.`` ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, other
+kinds of view of a tensor that requires grad, a leaf or not, get autograd's error about such views instead (with the
+source cloned too), among them these three: one taken under ``torch.no_grad()`` or ``torch.inference_mode()`` (unless that tensor is a
 view whose ``_base``, an internal attribute of torch naming the tensor whose memory a view uses, does not require
 grad), an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
 ``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. An inference
@@ -258,9 +258,9 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # in the views of either tensor tried here, in those modes, the shift was refused with the message
 # above exactly where each side, ``t[1:]`` and ``t[:-1]``, fills one block of memory with no gaps, in
 # any order of its dimensions, so ``transpose(1, 2)`` of a 3-d tensor, which is not contiguous, is
-# refused too. With grad mode on, three other kinds of view
+# refused too. With grad mode on, other kinds of view
 # of a tensor that requires grad get other messages, in which autograd says why it does not allow
-# such a view to be modified in place: an output of ``unbind()`` (iterating over a tensor,
+# such a view to be modified in place; among them these three: an output of ``unbind()`` (iterating over a tensor,
 # ``for row in x``, calls it), ``split()``, ``chunk()`` or ``split_with_sizes()``; a view taken under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad (unless that tensor is itself a
 # view whose ``_base`` does not require grad, such as the leaf shown below); and a view that a custom
@@ -830,8 +830,8 @@ assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with 
 # On a leaf that requires grad, and on a view of one taken in grad mode by slicing, indexing or ``view()``,
 # the cloned shift is refused too while grad mode is on, with the leaf's message from above. Under
 # ``torch.no_grad()`` it gives the intended shift; both still require grad, and the ``Parameter`` is still
-# a leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three other kinds of
-# view from above, of a leaf or a non-leaf that requires grad (for a view taken under ``torch.no_grad()`` or
+# a leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three kinds of
+# view named above, of a leaf or a non-leaf that requires grad (for a view taken under ``torch.no_grad()`` or
 # ``torch.inference_mode()``, unless that tensor is a view whose ``_base`` does not require grad), refuse the cloned
 # shift too, each with autograd's message. Under ``torch.no_grad()`` it writes the intended values into them as well, but
 # afterwards, with grad mode on, an operation on such a view (``v.sum()``), or even reading its ``grad_fn``, raises:
@@ -980,7 +980,7 @@ for step, obs in enumerate(observations):
 # every second element of a longer tensor, on a column and on a transpose of a 3 x 3 tensor, and along the second
 # dimension of a 2-d tensor, ran without an error and wrote wrong values. Cloning the source,
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for a
-# leaf that requires grad, for views of one, and for the three other kinds of view of a tensor that requires grad
+# leaf that requires grad, for views of one, and for the three kinds of view of a tensor that requires grad
 # named above (outputs of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, views taken under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad, unless that tensor is a view whose
 # ``_base`` does not require grad, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under

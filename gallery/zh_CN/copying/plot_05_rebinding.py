@@ -438,7 +438,7 @@ else:
 # 梯度会一直累加，直到清零
 # ------------------------
 #
-# 每次 ``backward()`` 都把梯度累加到 ``.grad`` 已有的数值上，而不是覆盖这些数值。两次反向传播，梯度就是两倍，所以训练循环每次优化器更新都要清一次 ``.grad``，用 ``a.grad = None`` 或 ``optimizer.zero_grad()`` 都行，而且要在这次更新所用的那几次反向传播之前清。每次反向传播之前都清，就只剩最后一次的梯度：分微批次做梯度累积靠的正是累加（见 :ref:`“记录下来的梯度全都一样”那一页 <questions-stale-grad>`）。
+# 每次 ``backward()`` 都把梯度累加到 ``.grad`` 已有的数值上，而不是覆盖这些数值。两次反向传播，梯度就是两倍，所以训练循环每次优化器更新都要清一次 ``.grad``，用 ``a.grad = None`` 或 ``optimizer.zero_grad()`` 都行（后者只清交给这个优化器的参数的 ``.grad``，不动别的张量），而且要在这次更新所用的那几次反向传播之前清。每次反向传播之前都清，就只剩最后一次的梯度：分微批次做梯度累积靠的正是累加（见 :ref:`“记录下来的梯度全都一样”那一页 <questions-stale-grad>`）。
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -455,17 +455,21 @@ assert torch.equal(a.grad, torch.full((2, 2), 2.0)), "after clearing, one pass g
 
 def one_pass_after_zero_grad(optimizer_class, set_to_none):
     p = torch.nn.Parameter(torch.ones(2, 2))
+    not_given = torch.nn.Parameter(torch.ones(2, 2))
     cleared_by = optimizer_class([p], lr=0.1)
-    (p * 2).sum().backward()
-    (p * 2).sum().backward()
+    (p * 2 + not_given * 2).sum().backward()
+    (p * 2 + not_given * 2).sum().backward()
     cleared_by.zero_grad(set_to_none=set_to_none)
     (p * 2).sum().backward()
-    return p.grad
+    return p.grad, not_given.grad
 
 
-assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none), torch.full((2, 2), 2.0))
+assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[0], torch.full((2, 2), 2.0))
            for optimizer_class in (torch.optim.SGD, torch.optim.Adam) for set_to_none in (True, False)), (
     "after optimizer.zero_grad(), set_to_none True (the default) or False, one pass gives 2")
+assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[1], torch.full((2, 2), 4.0))
+           for optimizer_class in (torch.optim.SGD, torch.optim.Adam) for set_to_none in (True, False)), (
+    "optimizer.zero_grad() leaves the .grad of a tensor not given to that optimizer as it was")
 # sphinx_gallery_end_ignore
 
 # %%

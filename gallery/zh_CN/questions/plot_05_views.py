@@ -231,7 +231,10 @@ assert not any(same_storage(results[key], x) for key in list(results)[6:]), (
 # ``view`` 还是 ``reshape``
 # -------------------------
 #
-# ``x.t()`` 不是连续的：按行依次读取它，在内存里是跳着走的。``view`` 拒绝把它展平，并建议改用 ``reshape``，后者会复制。
+# ``x.t()`` 不是连续的：按行依次读取它，在内存里是跳着走的（由它的步长（stride）可以算出每个元素在 ``x`` 内存中的位置，打印在下面）。``view`` 拒绝把它展平，并建议改用 ``reshape``，后者会复制。
+places = [row * x.t().stride(0) + column * x.t().stride(1) for row in range(3) for column in range(2)]
+print("places in memory of x.t()'s elements, row by row:", places)
+assert places != sorted(places), "reading x.t() row by row does not go through memory in order"
 try:
     x.t().view(6)
 except RuntimeError as e:

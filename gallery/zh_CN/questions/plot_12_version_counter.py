@@ -376,7 +376,7 @@ for whole_ in (grid, grid.long(), grid.to(torch.complex64), weights):
 # sphinx_gallery_end_ignore
 
 # %%
-# 让计数器走动的不只是写入数值。只改形状的原地调用，例如 ``t_()``、``unsqueeze_()``，以及改成新大小的 ``resize_()`` 或 ``resize_as_()``，同样让它加 1；另一些原地调用则不动它：``detach_()``、``requires_grad_()``、``share_memory_()``，以及按张量现有大小调用的 ``resize_()`` 或 ``resize_as_()``。每一行都在全新的 ``t = torch.zeros(2, 3)`` 上运行，梯度模式（grad mode）开启时一次，在 ``torch.no_grad()`` 下再一次，并打印调用之后 ``t`` 的形状。
+# 让计数器走动的不只是写入数值。作用于形状而不是数值的原地调用，例如 ``t_()``、``unsqueeze_()``，以及改成新大小的 ``resize_()`` 或 ``resize_as_()``，同样让它加 1（对一维或零维张量调用 ``t_()`` 也是如此，尽管形状不变）；另一些原地调用则不动它：``detach_()``、``requires_grad_()``、``share_memory_()``，以及按张量现有大小调用的 ``resize_()`` 或 ``resize_as_()``。每一行都在全新的 ``t = torch.zeros(2, 3)`` 上运行，梯度模式（grad mode）开启时一次，在 ``torch.no_grad()`` 下再一次，并打印调用之后 ``t`` 的形状。
 
 calls = {
     "t.t_()": lambda t: t.t_(),
@@ -411,6 +411,12 @@ shapes_changed = [(after != (2, 3), after_no_grad != (2, 3)) for (_, after), (_,
 assert shapes_changed == [(True, True)] * 4 + [(False, False)] * 5, (
     "t_(), unsqueeze_(), and resize_() or resize_as_() to a new size change t's shape (2, 3); the other calls keep it")
 # sphinx_gallery_end_ignore
+for flat_shape in ((), (3,)):
+    flat = torch.zeros(flat_shape)
+    flat.t_()
+    print(f"t_() on a tensor of shape {flat_shape}: _version {flat._version}, shape after: {tuple(flat.shape)}")
+    assert flat._version == 1 and flat.shape == flat_shape, (
+        f"t_() moves _version by one on a tensor of shape {flat_shape} too, and leaves its shape as it was")
 
 # %%
 # 不推进计数器，并不等于什么都没改：给出 ``memory_format=torch.channels_last`` 时，按自身大小调用的 ``resize_()`` 会原地改写下面这个连续的四维张量 ``x4`` 的步长，同样的下标读出别的数值，``_version`` 却仍是 0；保存过 ``x4`` 的计算图做 ``backward()`` 时就用上这些数值：梯度算错了，却不报错。

@@ -286,6 +286,44 @@ row.mul_(10)
 print("row_source after row = row_source[1]; row.mul_(10):", row_source)
 assert torch.equal(row_source[1], torch.tensor([40.0, 50.0, 60.0, 70.0])), "an edit of the view x[1] is an edit of x"
 
+# %%
+# 同样的修改 ``fill_(1)``，用在上面七种视图上：``x`` 每次都是新建的，取十种 dtype、推理张量和需要梯度的叶子张量（leaf tensor），分别在梯度模式（grad mode）开启、关闭和 ``torch.inference_mode()`` 之内修改。torch 允许的每次修改，都恰好改变 ``x`` 中属于视图的那些元素；torch 只拒绝两种情形：梯度模式开启时的那个叶子张量，以及 ``torch.inference_mode()`` 之外的推理张量。
+
+
+def edit_of_view(kind, mode, index):
+    """Fill ``x[index]`` of a fresh 3 x 4 ``x`` of this kind with ones under ``mode``: whether exactly the
+    view's elements of ``x`` changed, or "refused" when torch raises."""
+    with torch.inference_mode(kind == "inference tensor"):
+        x = torch.zeros(3, 4, dtype=torch.float32 if isinstance(kind, str) else kind,
+                        requires_grad=kind == "leaf that requires grad")
+    with mode():
+        view = x[index]
+        try:
+            view.fill_(1)
+        except RuntimeError:
+            return "refused"
+    changed = x.detach().view(torch.uint8).reshape(3, 4, -1).any(-1)
+    return changed.count_nonzero().item() == view.numel()
+
+
+basic_indices = {"1": 1, "1:": slice(1, None), ":, 1": (slice(None), 1), "::2": slice(None, None, 2),
+                 "None": None, "..., 0": (..., 0), "torch.tensor(1)": torch.tensor(1)}
+kinds = (torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float32, torch.float64, torch.int8,
+         torch.int64, torch.uint8, torch.bool, torch.complex64, "inference tensor", "leaf that requires grad")
+edits = {(str(kind), mode.__name__, shown): edit_of_view(kind, mode, index)
+         for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode)
+         for kind in kinds for shown, index in basic_indices.items()}
+refused_edits = sorted({(kind, mode) for (kind, mode, _), result in edits.items() if result == "refused"})
+print("edits of the seven views taken:", sum(result is True for result in edits.values()), "of", len(edits))
+print("edits refused, on (x, mode):", refused_edits)
+assert all(result in (True, "refused") for result in edits.values()), (
+    "an edit of a view by basic indexing that torch takes is an edit of x, for each of ten dtypes, an inference "
+    "tensor and a leaf that requires grad, with grad mode on or off and in inference mode")
+assert refused_edits == [("inference tensor", "enable_grad"), ("inference tensor", "no_grad"),
+                         ("leaf that requires grad", "enable_grad")], (
+    "torch refuses the edit only of a view of a leaf that requires grad in grad mode, and of a view of an inference "
+    "tensor outside inference mode")
+
 # sphinx_gallery_start_ignore
 with torch.inference_mode():
     basic_inference_x = torch.arange(12.0).reshape(3, 4).clone()
@@ -665,7 +703,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ``x`` 需要梯度时
 # ----------------
 #
-# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（leaf tensor；``Parameter`` 也是）、自动求导记录下来的这种叶子张量的视图（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录），以及在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下用索引或 PyTorch 文档列为视图的其他操作（列在 :doc:`《视图操作一览》 </views>` 里；``detach()``、``view(dtype)`` 和稀疏张量的 ``indices()`` 除外）对它取的视图做原地操作：要放在 ``torch.no_grad()`` 下写。叶子张量本身是不需要梯度的张量的视图时，最后这一条不成立：在这两种模式下用索引对 ``torch.zeros(2, 4)[0].requires_grad_()`` 取的视图不需要梯度，照常接受写入，写入也落到这个叶子张量上；而这个叶子张量本身，以及在梯度模式（grad mode）下对它取的视图，仍然拒绝写入。
+# ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（``Parameter`` 也是）、自动求导记录下来的这种叶子张量的视图（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录），以及在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下用索引或 PyTorch 文档列为视图的其他操作（列在 :doc:`《视图操作一览》 </views>` 里；``detach()``、``view(dtype)`` 和稀疏张量的 ``indices()`` 除外）对它取的视图做原地操作：要放在 ``torch.no_grad()`` 下写。叶子张量本身是不需要梯度的张量的视图时，最后这一条不成立：在这两种模式下用索引对 ``torch.zeros(2, 4)[0].requires_grad_()`` 取的视图不需要梯度，照常接受写入，写入也落到这个叶子张量上；而这个叶子张量本身，以及在梯度模式下对它取的视图，仍然拒绝写入。
 # :fact:`grad-off-view-refuses-index-write-in-grad-mode`
 #
 # 推理张量是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。在推理模式之外对它取的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上（经由它们的视图写入，如 ``d[0] += 1`` 或 ``d[1:3] += 1``，则先写入、再报错，见 :ref:`“推理模式”那一页 <questions-inference-mode>`）；在模式内取的 ``detach()`` 或 ``.data`` 则是在那里得到的推理张量（表中 ``inference_mode detach()`` 和 ``inference_mode .data`` 两行），与它一样拒绝这样写，也是先写入、再报错。
