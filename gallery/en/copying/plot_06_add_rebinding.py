@@ -391,12 +391,13 @@ assert row.grad_fn is not None and not row.is_leaf and a.is_leaf and a.requires_
 # ----------------------------------------------------
 #
 # One call of ``unbind()``, ``split()`` or ``chunk()`` returns its outputs as views, one or more: two here, or one
-# for ``split(2)`` and ``chunk(1)`` of the 2×2 tensor. In grad mode, outside ``torch.inference_mode()``, torch
-# refuses ``+=`` on one of them that requires grad, even when it is the call's only output, whether it was taken
-# from a leaf or from a non-leaf. Under
+# for ``split(2)`` and ``chunk(1)`` of the 2×2 tensor. When the call's source required grad at the call, a leaf
+# or a non-leaf, torch refuses ``+=`` on one of them in grad mode, outside ``torch.inference_mode()``, even when it
+# is the call's only output. Under
 # ``torch.no_grad()`` the edit runs and reaches the source, and after it, in grad mode, no output of that call can
 # enter an operation autograd records, such as ``output * 2`` or ``output.clone()``, while ``detach()`` still gives
-# its values.
+# its values. A source that did not require grad at the call is another case, not run here: see
+# :ref:`data-vs-detach-comparison` for an edit of such an output through ``detach()``.
 # :fact:`view-inplace-refused-outside-inference-mode`
 
 def plus_one(t):
@@ -517,9 +518,9 @@ for normal_requires_grad in (False, True):
 # the same memory, but gradients from the new ``a`` still flow back to ``c``.
 # When every name should see the change, update in place: ``a.add_(1)`` or
 # ``a += 1``, under ``torch.no_grad()`` when grad mode refuses the edit, for example when, outside
-# ``torch.inference_mode()``, ``a`` requires grad and is a leaf, a view of one, or an output of ``unbind()``, ``split()`` or ``chunk()``; after such an output is
-# edited, the outputs of that call can enter no operation autograd records, though ``detach()`` still gives their
-# values.
+# ``torch.inference_mode()``, ``a`` requires grad and is a leaf, a view of one, or an output of ``unbind()``, ``split()`` or ``chunk()``; after
+# such an output of a source that required grad at the call is edited, the outputs of that call can enter no
+# operation autograd records, though ``detach()`` still gives their values.
 # A tensor that ``torch.inference_mode()`` creates in new memory is the exception: outside inference mode, ``add_`` on it or on its
 # row ``a[0]`` raises under ``torch.no_grad()`` too, and writes the new values first unless autograd's check of
 # leaves refuses it, as shown above; its ``a.detach()`` and ``a.data``, taken outside the mode, are inference

@@ -379,8 +379,10 @@ assert torch.allclose(a_fresh.grad, expected), "the fresh run gives s * (1 - s)"
 # Conclusion
 # ----------
 #
-# An in-place edit through ``.data`` changes the tensor that autograd saved,
-# but ``.data`` has its own version counter, so the version autograd checks
-# never moves. ``backward()`` succeeds and returns a gradient that is simply
-# wrong. The next page makes the same edit through ``detach()``:
+# For a tensor of the default strided layout made outside ``torch.inference_mode()``, an in-place edit
+# of its values through ``.data``, such as this page's ``zero_()``, changes the tensor itself, but ``.data``
+# has a version counter of its own, so the tensor's counter, the one autograd checks, does not move.
+# :fact:`data-edits-reach-both` :fact:`data-edits-reach-both-every-dtype`
+# Here the tensor is ``out``, which autograd saved: ``backward()`` succeeds and returns a gradient that is
+# simply wrong. The next page makes the same edit through ``detach()``:
 # :ref:`data-vs-detach-detach`.

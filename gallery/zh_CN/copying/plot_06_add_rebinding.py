@@ -375,7 +375,7 @@ assert row.grad_fn is not None and not row.is_leaf and a.is_leaf and a.requires_
 # ``unbind()``、``split()`` 和 ``chunk()`` 的输出
 # -----------------------------------------------
 #
-# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用返回的各个输出都是视图，可能有几个，也可能只有一个：这里是两个，对 2×2 的张量调用 ``split(2)`` 和 ``chunk(1)`` 则只有一个。其中一个需要梯度时（即使它是唯一的输出），无论它取自叶子张量还是非叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，torch 都拒绝对它做 ``+=``。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后在梯度模式下，这次调用的所有输出都不能再参与自动求导会记录的运算，例如 ``output * 2`` 或 ``output.clone()``；``detach()`` 仍能取出它们的数值。
+# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用返回的各个输出都是视图，可能有几个，也可能只有一个：这里是两个，对 2×2 的张量调用 ``split(2)`` 和 ``chunk(1)`` 则只有一个。调用时源张量需要梯度的话，无论源张量是叶子张量还是非叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，torch 都拒绝对其中一个输出做 ``+=``，即使它是唯一的输出。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后在梯度模式下，这次调用的所有输出都不能再参与自动求导会记录的运算，例如 ``output * 2`` 或 ``output.clone()``；``detach()`` 仍能取出它们的数值。调用时源张量不需要梯度是另一种情况，这里不运行：通过 ``detach()`` 修改这种输出的情形见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>`。
 # :fact:`view-inplace-refused-outside-inference-mode`
 
 def plus_one(t):
@@ -484,6 +484,6 @@ for normal_requires_grad in (False, True):
 # ----
 #
 # 在梯度模式下、``torch.inference_mode()`` 之外，``a`` 需要梯度时，``a = a + 1`` 之后，``c`` 指着旧张量（这里是那个叶子张量），``a`` 指着新内存里的一个非叶子张量，输出与原博文一致。两者不再共享内存，但从新的 ``a`` 反向传播，梯度仍会流回 ``c``。想让所有名字都看到变化，就原地更新：
-# ``a.add_(1)`` 或 ``a += 1``；torch 在梯度模式下拒绝这次修改时，要放在 ``torch.no_grad()`` 里，例如在 ``torch.inference_mode()`` 之外，``a`` 需要梯度，又是叶子张量、叶子张量的视图，或是 ``unbind()``、``split()`` 或 ``chunk()`` 的输出时；这样的输出改过之后，同一次调用的所有输出都不能再参与自动求导会记录的运算，但 ``detach()`` 仍能取出它们的数值。在 ``torch.inference_mode()`` 下创建、占用新内存的张量是例外：如上所示，在推理模式之外，对它或它的一行 ``a[0]`` 调用 ``add_``，在 ``torch.no_grad()`` 下也会报错，而且除非自动求导对叶子张量的检查先拒绝了它，报错前新值已经写入；在模式之外对它取的 ``a.detach()`` 和 ``a.data`` 虽然也是推理张量，对它们调用 ``add_`` 却不报错，新值直接写进 ``a``。详见 :ref:`“推理模式”那一页 <questions-inference-mode>`。
+# ``a.add_(1)`` 或 ``a += 1``；torch 在梯度模式下拒绝这次修改时，要放在 ``torch.no_grad()`` 里，例如在 ``torch.inference_mode()`` 之外，``a`` 需要梯度，又是叶子张量、叶子张量的视图，或是 ``unbind()``、``split()`` 或 ``chunk()`` 的输出时；调用时源张量需要梯度的话，这样的输出改过之后，同一次调用的所有输出都不能再参与自动求导会记录的运算，但 ``detach()`` 仍能取出它们的数值。在 ``torch.inference_mode()`` 下创建、占用新内存的张量是例外：如上所示，在推理模式之外，对它或它的一行 ``a[0]`` 调用 ``add_``，在 ``torch.no_grad()`` 下也会报错，而且除非自动求导对叶子张量的检查先拒绝了它，报错前新值已经写入；在模式之外对它取的 ``a.detach()`` 和 ``a.data`` 虽然也是推理张量，对它们调用 ``add_`` 却不报错，新值直接写进 ``a``。详见 :ref:`“推理模式”那一页 <questions-inference-mode>`。
 # :fact:`leaf-view-inplace-refused-in-grad-mode`
 # :fact:`inference-tensor-inplace-outside-raises-yet-writes`

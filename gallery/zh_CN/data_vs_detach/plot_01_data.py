@@ -356,5 +356,7 @@ assert torch.allclose(a_fresh.grad, expected), "the fresh run gives s * (1 - s)"
 # 小结
 # ----
 #
-# 通过 ``.data`` 做的原地（in-place）修改，改变了自动求导保存的张量。但 ``.data`` 有自己的版本计数器，自动求导检查的那个版本号始终没变。``backward()`` 顺利完成，返回的梯度却是错的。
+# 对在 ``torch.inference_mode()`` 之外创建的默认 strided 布局张量，通过 ``.data`` 原地（in-place）修改它的数值，例如本页的 ``zero_()``，改变的就是张量本身；但 ``.data`` 有自己的版本计数器，张量自己的计数器，也就是自动求导检查的那个，不会变。
+# :fact:`data-edits-reach-both` :fact:`data-edits-reach-both-every-dtype`
+# 本页的张量是自动求导保存的 ``out``：``backward()`` 顺利完成，返回的梯度却是错的。
 # :ref:`“同样的修改，这次自动求导发现了”那一页 <data-vs-detach-detach>` 用 ``detach()`` 做同样的修改。
