@@ -27,8 +27,9 @@ captures with torch's own kernels.
 # Helpers
 # -------
 #
-# ``same_storage`` compares where two tensors' storages start. ``make_model`` builds a small
-# network; ``train`` takes three steps of an optimizer on it and returns the losses;
+# ``same_storage`` compares where two tensors' storages start; ``shares`` tells whether the byte
+# ranges of their storages overlap, which tests memory where a different start does not
+# (:ref:`questions-memory-overlap` compares the two). ``make_model`` builds a small network; ``train`` takes three steps of an optimizer on it and returns the losses;
 # ``same_values`` compares two modules' parameters; ``save_and_load`` writes a ``state_dict`` to a
 # file in a temporary folder and reads it back.
 
@@ -41,6 +42,11 @@ import torch
 
 def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def shares(x, y):
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() < sy.data_ptr() + sy.nbytes() and sy.data_ptr() < sx.data_ptr() + sx.nbytes()
 
 
 def make_model():
@@ -425,12 +431,12 @@ for route, saved in {
         plain.load_state_dict(loaded)
         others = [*model.state_dict().values(), *loaded.values()]
         assert same_values(plain, model) and all(
-            not same_storage(t, other) for t in loaded.values() for other in others if other is not t
-        ), f"{route}: a plain module loads the file, whose tensors each have memory of their own"
+            not shares(t, other) for t in loaded.values() for other in others if other is not t
+        ), f"{route}: a plain module loads the file, whose tensors share no memory with model's or each other"
 assert next(iter(loaded)) == "_orig_mod.0.weight", "a file saved from the wrapper keeps the prefix"
 
 # sphinx_gallery_start_ignore
-assert all(not same_storage(p, q) for p in model.parameters() for q in model.parameters() if p is not q), (
+assert all(not shares(p, q) for p in model.parameters() for q in model.parameters() if p is not q), (
     "no two of model's parameters share memory"
 )
 shared_linear = torch.nn.utils.skip_init(torch.nn.Linear, 4, 4)  # no random draw: the page's output stays as it is
@@ -483,17 +489,17 @@ assert type(model) is torch.nn.Sequential, "model.compile() leaves the module's 
 #
 # Deep-copying the wrapper copies the module inside it, as deep-copying any module does
 # (:ref:`questions-deepcopy`): the copy is again an ``OptimizedModule``, around a new model whose
-# parameters have memory of their own. Training the copy leaves ``model`` as it was.
+# parameters share no memory with ``model``'s. Training the copy leaves ``model`` as it was.
 
 model = copy.deepcopy(start)
 compiled = torch.compile(model, backend="aot_eager")
 twin = copy.deepcopy(compiled)
 print("type:", type(twin).__name__, " twin._orig_mod is model:", twin._orig_mod is model)
-print("same storage:", same_storage(twin._orig_mod[0].weight, model[0].weight))
+print("shares memory:", shares(twin._orig_mod[0].weight, model[0].weight))
 print("losses of the copy:", train(twin, torch.optim.SGD(twin.parameters(), lr=0.1)))
 print("model still at the start:", same_values(model, start))
-assert not same_storage(twin._orig_mod[0].weight, model[0].weight) and same_values(model, start), (
-    "the copy has memory of its own and model stays at the start"
+assert not any(shares(p, q) for p in twin.parameters() for q in model.parameters()) and same_values(model, start), (
+    "no parameter of the copy shares memory with model's, and model stays at the start"
 )
 # sphinx_gallery_start_ignore
 assert type(twin).__name__ == "OptimizedModule" and twin._orig_mod is not model, "a wrapper around a new model"
@@ -966,7 +972,7 @@ assert torch.equal(a, torch.arange(1.0, 4.0)) and "modified by an inplace operat
 #
 # ``x = x + 1`` inside the function makes a new tensor and binds the local name ``x`` to it, as in
 # eager mode (:ref:`questions-function-arguments`): the caller's tensor keeps its values and its
-# version, and the returned tensor has memory of its own.
+# version, and the returned tensor shares no memory with it.
 
 
 def rebind(x):
@@ -978,9 +984,9 @@ a = torch.zeros(3)
 returned = torch.compile(rebind, backend="aot_eager")(a)
 print("a:", a, " a._version:", a._version)
 print("returned:", returned)
-print("same storage:", same_storage(returned, a))
-assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not same_storage(returned, a), (
-    "rebinding x leaves the caller's tensor as it was; the result has memory of its own"
+print("shares memory:", shares(returned, a))
+assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not shares(returned, a), (
+    "rebinding x leaves the caller's tensor as it was; the result shares no memory with it"
 )
 
 # %%

@@ -20,7 +20,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的存储起始地址是否相同。``make_model`` 建一个小网络；``train`` 用优化器对它训练三步，返回每一步的损失；``same_values`` 比较两个模块的参数；``save_and_load`` 把 ``state_dict`` 写进临时文件夹里的一个文件，再读回来。
+# ``same_storage`` 比较两个张量的存储起始地址是否相同；``shares`` 判断两者存储的字节范围是否重叠，起始地址不同并不说明不共享内存，字节范围才检验内存（两种检验的对比见\ :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`）。``make_model`` 建一个小网络；``train`` 用优化器对它训练三步，返回每一步的损失；``same_values`` 比较两个模块的参数；``save_and_load`` 把 ``state_dict`` 写进临时文件夹里的一个文件，再读回来。
 
 import copy
 import tempfile
@@ -31,6 +31,11 @@ import torch
 
 def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def shares(x, y):
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() < sy.data_ptr() + sy.nbytes() and sy.data_ptr() < sx.data_ptr() + sx.nbytes()
 
 
 def make_model():
@@ -390,12 +395,12 @@ for route, saved in {
         plain.load_state_dict(loaded)
         others = [*model.state_dict().values(), *loaded.values()]
         assert same_values(plain, model) and all(
-            not same_storage(t, other) for t in loaded.values() for other in others if other is not t
-        ), f"{route}: a plain module loads the file, whose tensors each have memory of their own"
+            not shares(t, other) for t in loaded.values() for other in others if other is not t
+        ), f"{route}: a plain module loads the file, whose tensors share no memory with model's or each other"
 assert next(iter(loaded)) == "_orig_mod.0.weight", "a file saved from the wrapper keeps the prefix"
 
 # sphinx_gallery_start_ignore
-assert all(not same_storage(p, q) for p in model.parameters() for q in model.parameters() if p is not q), (
+assert all(not shares(p, q) for p in model.parameters() for q in model.parameters() if p is not q), (
     "no two of model's parameters share memory"
 )
 shared_linear = torch.nn.utils.skip_init(torch.nn.Linear, 4, 4)  # 不抽取随机数：页面的输出保持不变
@@ -444,17 +449,17 @@ assert type(model) is torch.nn.Sequential, "model.compile() leaves the module's 
 # 对编译后的模块 ``copy.deepcopy`` 会复制模型
 # -------------------------------------------
 #
-# 深拷贝包装器会复制它里面的模块，和深拷贝任何模块一样（见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）：副本仍然是 ``OptimizedModule``，包着一个新模型，新模型的参数有自己的内存。训练副本不会改变 ``model``。
+# 深拷贝包装器会复制它里面的模块，和深拷贝任何模块一样（见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）：副本仍然是 ``OptimizedModule``，包着一个新模型，新模型的参数都不和 ``model`` 的参数共享内存。训练副本不会改变 ``model``。
 
 model = copy.deepcopy(start)
 compiled = torch.compile(model, backend="aot_eager")
 twin = copy.deepcopy(compiled)
 print("type:", type(twin).__name__, " twin._orig_mod is model:", twin._orig_mod is model)
-print("same storage:", same_storage(twin._orig_mod[0].weight, model[0].weight))
+print("shares memory:", shares(twin._orig_mod[0].weight, model[0].weight))
 print("losses of the copy:", train(twin, torch.optim.SGD(twin.parameters(), lr=0.1)))
 print("model still at the start:", same_values(model, start))
-assert not same_storage(twin._orig_mod[0].weight, model[0].weight) and same_values(model, start), (
-    "the copy has memory of its own and model stays at the start"
+assert not any(shares(p, q) for p in twin.parameters() for q in model.parameters()) and same_values(model, start), (
+    "no parameter of the copy shares memory with model's, and model stays at the start"
 )
 # sphinx_gallery_start_ignore
 assert type(twin).__name__ == "OptimizedModule" and twin._orig_mod is not model, "a wrapper around a new model"
@@ -884,7 +889,7 @@ assert torch.equal(a, torch.arange(1.0, 4.0)) and "modified by an inplace operat
 # 在编译后的函数里重新绑定名字
 # ----------------------------
 #
-# 函数里的 ``x = x + 1`` 新建一个张量，把局部名字 ``x`` 绑定到它上面，和即时执行模式下一样（见\ :ref:`“在函数里改张量”那一页 <questions-function-arguments>`）：调用方的张量保留原来的值和版本，返回的张量有自己的内存。
+# 函数里的 ``x = x + 1`` 新建一个张量，把局部名字 ``x`` 绑定到它上面，和即时执行模式下一样（见\ :ref:`“在函数里改张量”那一页 <questions-function-arguments>`）：调用方的张量保留原来的值和版本，返回的张量不和它共享内存。
 
 
 def rebind(x):
@@ -896,9 +901,9 @@ a = torch.zeros(3)
 returned = torch.compile(rebind, backend="aot_eager")(a)
 print("a:", a, " a._version:", a._version)
 print("returned:", returned)
-print("same storage:", same_storage(returned, a))
-assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not same_storage(returned, a), (
-    "rebinding x leaves the caller's tensor as it was; the result has memory of its own"
+print("shares memory:", shares(returned, a))
+assert torch.equal(a, torch.zeros(3)) and a._version == 0 and not shares(returned, a), (
+    "rebinding x leaves the caller's tensor as it was; the result shares no memory with it"
 )
 
 # %%
