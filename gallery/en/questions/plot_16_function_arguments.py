@@ -8,8 +8,8 @@ Editing a tensor inside a function edits the caller's
    :class: answer
 
    A function receives the caller's tensor object, not a copy, so an in-place edit inside it
-   (``x += 1``) edits the caller's tensor, or raises where torch refuses it (below). Compute a new
-   tensor instead:
+   (``x += 1``) edits the caller's tensor, or raises where torch refuses it; it refuses an inference tensor
+   only after the edit (below). Compute a new tensor instead:
 
    .. code-block:: python
 
@@ -257,7 +257,8 @@ assert a._version == 1, "one in-place edit of a: x += 1 inside add_one_in_place"
 # as it was.
 # :fact:`leaf-refuses-inplace`
 # On an inference tensor (made inside ``torch.inference_mode()``) it raises as well, but only after
-# writing: the caller's tensor has changed all the same (more on :ref:`questions-inference-mode`).
+# writing: the caller's tensor has changed all the same (more on :ref:`questions-inference-mode`). A
+# dtype or layout that ``x += 1`` cannot edit at all raises its own error first (next cell).
 
 leaf = torch.zeros(3, requires_grad=True)
 weight = torch.nn.Parameter(torch.zeros(3))
@@ -273,6 +274,54 @@ for name, source in (("leaf", leaf), ("Parameter", weight), ("inference tensor",
 print("leaf:", leaf.detach(), " Parameter:", weight.detach(), " inference tensor:", frozen)
 assert torch.equal(leaf, torch.zeros(3)) and torch.equal(weight, torch.zeros(3)) and torch.equal(frozen, torch.ones(3)), (
     "the leaf and the Parameter are as they were; the inference tensor was written before the error")
+
+# %%
+# The same call on an inference tensor of zeros of each of ten dtypes, of no dimension, transposed, sparse
+# (COO), nested (``torch.jagged``) and mkldnn, with grad mode on and off, next to the call on the same tensor
+# made outside ``torch.inference_mode()``: where ``x += 1`` edits the ordinary tensor, it gives the inference
+# tensor the same edit, then raises torch's error on an inference tensor; where it raises on the ordinary
+# tensor, it raises the same error on the inference tensor and leaves it as it was.
+
+
+def call_on(kind, inference, mode):
+    """add_one_in_place on a fresh tensor of zeros of this kind, made inside torch.inference_mode() or not,
+    under mode: the error's type and first line (None if it ran), the values before and the values after."""
+    with torch.inference_mode(inference):
+        x = torch.zeros(2, 3, dtype=kind) if isinstance(kind, torch.dtype) else {
+            "no dimension": lambda: torch.zeros(()), "transposed": lambda: torch.zeros(2, 3).t(),
+            "sparse COO": lambda: torch.zeros(2, 3).to_sparse(), "mkldnn": lambda: torch.zeros(2, 3).to_mkldnn(),
+            "nested": lambda: torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged),
+        }[kind]()
+
+    def values():
+        return [t.tolist() for t in x.unbind()] if x.is_nested else x.to_dense().tolist() if x.is_sparse or (
+            x.is_mkldnn) else x.tolist()
+
+    before = values()
+    with mode():
+        try:
+            add_one_in_place(x)
+            error = None
+        except (RuntimeError, NotImplementedError) as e:
+            error = (type(e).__name__, str(e).splitlines()[0])
+    return error, before, values()
+
+
+call_kinds = (torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float32, torch.float64, torch.int8,
+              torch.int64, torch.uint8, torch.bool, torch.complex64, "no dimension", "transposed", "sparse COO",
+              "nested", "mkldnn")
+calls = {(str(kind), mode.__name__): (call_on(kind, False, mode), call_on(kind, True, mode))
+         for kind in call_kinds for mode in (torch.enable_grad, torch.no_grad)}
+print("edited, then refused as an inference tensor:",
+      sorted({kind for (kind, _), (ordinary, _) in calls.items() if ordinary[0] is None}))
+print("refused before any edit, ordinary or inference tensor:",
+      sorted({kind for (kind, _), (ordinary, _) in calls.items() if ordinary[0] is not None}))
+assert all(
+    inference[0][0] == "RuntimeError" and "Inplace update to inference tensor" in inference[0][1]
+    and inference[1:] == ordinary[1:] and ordinary[1] != ordinary[2] if ordinary[0] is None
+    else inference == ordinary and inference[1] == inference[2] for ordinary, inference in calls.values()), (
+    "x += 1 on an inference tensor outside inference mode raises after giving it the edit an ordinary tensor gets, "
+    "or, where it raises on the ordinary tensor, raises the same error and leaves it as it was")
 
 # %%
 # A default argument holding a tensor

@@ -557,8 +557,10 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # and ``forkserver`` (by the Python documentation's `contexts and start methods
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__, the first is
 # the default on macOS and Windows, the second the default on Linux from Python 3.14) the
-# dataset's tensors reach the workers in shared memory, and a worker's edit of them is expected to
-# reach the parent as the queue child's did, without ``share_memory_()``. This page starts no such
+# dataset's dense CPU tensors (layout ``torch.strided``, neither nested nor quantized) that torch
+# allocated, with a storage that is not empty, reach the workers in shared memory (a non-leaf that
+# requires grad stops at the pickler, as it did at ``SimpleQueue.put``), and a worker's edit of them is
+# expected to reach the parent as the queue child's did, without ``share_memory_()``. This page starts no such
 # worker; the cell below checks what the pickling does to a few tensors. The move gives the tensor new
 # memory, and the old memory may have been freed: a NumPy array taken before it still points there,
 # so it may dangle, and reading or writing through it is undefined.
@@ -586,6 +588,18 @@ empty_storage = torch.zeros(0)
 ForkingPickler.dumps(empty_storage)
 assert empty_storage.untyped_storage().nbytes() == 0 and not empty_storage.is_shared(), (
     "pickling a tensor whose storage is empty leaves it out of shared memory")
+with torch.inference_mode():
+    pickled_inference = torch.zeros(3)
+pickled_kinds = [torch.zeros(3, dtype=dtype) for dtype in (torch.float16, torch.bfloat16, torch.float8_e4m3fn,
+                                                           torch.int64, torch.uint8, torch.bool, torch.complex64)] + [
+    torch.zeros(3, dtype=torch.complex64).conj(), torch.zeros(()), torch.zeros(2, 3).t(),
+    torch.zeros(3, requires_grad=True), torch.nn.Parameter(torch.zeros(3)), pickled_inference]
+pickled_received = [ForkingPickler.loads(ForkingPickler.dumps(pickled_kind)) for pickled_kind in pickled_kinds]
+assert all(pickled_kind.is_shared() and received.is_shared() and received.tolist() == pickled_kind.tolist()
+           for pickled_kind, received in zip(pickled_kinds, pickled_received, strict=True)), (
+    "pickling moves a dense CPU tensor torch allocated into shared memory, and what is unpickled is in shared memory, "
+    "for seven dtypes, a conjugate view, no dimension, a transposed view, a leaf that requires grad, a Parameter and "
+    "an inference tensor")
 assert torch.multiprocessing.get_sharing_strategy() == "file_descriptor", (
     "these pickling checks ran under the file_descriptor sharing strategy")
 # sphinx_gallery_end_ignore

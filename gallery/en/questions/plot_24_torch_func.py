@@ -19,8 +19,9 @@
 ``torch.func`` runs a module or a function on tensors you hand it. This page checks what it
 copies and what it shares: ``functional_call`` uses the tensors of its dict as they are, and the
 module's own for what the dict leaves out (a tensor of the module that the dict replaces is left
-alone, unless its layer sits in the module twice and the call replaces it under both names, by default or
-with a dict that holds both, and such a dict changes too; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
+alone, except in a layer that sits in the module twice, whose weight the page tries: a call that runs gives the
+layer its own weight back only with ``tie_weights=False`` and a dict that holds one of its two names, and
+leaves a dict that holds both names with the layer's own weight under the name it lists last; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
 the module if not; by default, a weight tied to one in the dict takes the dict's tensor too),
 ``torch.func.grad`` needs no ``requires_grad``, and ``vmap``, as the innermost transform, refuses ``.data`` of a batched tensor and each call
 the page tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``），改的就是调用者的张量，torch 拒绝时则报错（见下文）。改为计算出一个新张量：
+   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``），改的就是调用者的张量，torch 拒绝时则报错；拒绝推理张量时，要改完才报错（见下文）。改为计算出一个新张量：
 
    .. code-block:: python
 
@@ -240,7 +240,7 @@ assert a._version == 1, "one in-place edit of a: x += 1 inside add_one_in_place"
 # sphinx_gallery_end_ignore
 
 # %%
-# 有些这样的原地操作会被 torch 拒绝。在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时，``add_one_in_place`` 遇到需要梯度的叶子张量（leaf tensor），包括 ``Parameter``，会报错，张量保持原样。:fact:`leaf-refuses-inplace`\ 遇到推理张量（inference tensor，即在 ``torch.inference_mode()`` 里创建的张量）也会报错，但报错时已经写完了：调用者的张量照样被改了（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。
+# 有些这样的原地操作会被 torch 拒绝。在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时，``add_one_in_place`` 遇到需要梯度的叶子张量（leaf tensor），包括 ``Parameter``，会报错，张量保持原样。:fact:`leaf-refuses-inplace`\ 遇到推理张量（inference tensor，即在 ``torch.inference_mode()`` 里创建的张量）也会报错，但报错时已经写完了：调用者的张量照样被改了（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。``x += 1`` 根本改不了的 dtype 或布局，则先报它自己的错（见下一个单元格）。
 
 leaf = torch.zeros(3, requires_grad=True)
 weight = torch.nn.Parameter(torch.zeros(3))
@@ -256,6 +256,50 @@ for name, source in (("leaf", leaf), ("Parameter", weight), ("inference tensor",
 print("leaf:", leaf.detach(), " Parameter:", weight.detach(), " inference tensor:", frozen)
 assert torch.equal(leaf, torch.zeros(3)) and torch.equal(weight, torch.zeros(3)) and torch.equal(frozen, torch.ones(3)), (
     "the leaf and the Parameter are as they were; the inference tensor was written before the error")
+
+# %%
+# 对十种 dtype 的全零推理张量，以及零维、转置、稀疏（COO）、嵌套（``torch.jagged``）和 mkldnn 的全零推理张量，在梯度模式开和关时做同样的调用，并与在 ``torch.inference_mode()`` 之外创建的同样张量对照：``x += 1`` 能改普通张量时，它给推理张量做同样的修改，然后才抛出 torch 针对推理张量的错误；在普通张量上报错时，它在推理张量上抛出同样的错误，张量保持原样。
+
+
+def call_on(kind, inference, mode):
+    """add_one_in_place on a fresh tensor of zeros of this kind, made inside torch.inference_mode() or not,
+    under mode: the error's type and first line (None if it ran), the values before and the values after."""
+    with torch.inference_mode(inference):
+        x = torch.zeros(2, 3, dtype=kind) if isinstance(kind, torch.dtype) else {
+            "no dimension": lambda: torch.zeros(()), "transposed": lambda: torch.zeros(2, 3).t(),
+            "sparse COO": lambda: torch.zeros(2, 3).to_sparse(), "mkldnn": lambda: torch.zeros(2, 3).to_mkldnn(),
+            "nested": lambda: torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged),
+        }[kind]()
+
+    def values():
+        return [t.tolist() for t in x.unbind()] if x.is_nested else x.to_dense().tolist() if x.is_sparse or (
+            x.is_mkldnn) else x.tolist()
+
+    before = values()
+    with mode():
+        try:
+            add_one_in_place(x)
+            error = None
+        except (RuntimeError, NotImplementedError) as e:
+            error = (type(e).__name__, str(e).splitlines()[0])
+    return error, before, values()
+
+
+call_kinds = (torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float32, torch.float64, torch.int8,
+              torch.int64, torch.uint8, torch.bool, torch.complex64, "no dimension", "transposed", "sparse COO",
+              "nested", "mkldnn")
+calls = {(str(kind), mode.__name__): (call_on(kind, False, mode), call_on(kind, True, mode))
+         for kind in call_kinds for mode in (torch.enable_grad, torch.no_grad)}
+print("edited, then refused as an inference tensor:",
+      sorted({kind for (kind, _), (ordinary, _) in calls.items() if ordinary[0] is None}))
+print("refused before any edit, ordinary or inference tensor:",
+      sorted({kind for (kind, _), (ordinary, _) in calls.items() if ordinary[0] is not None}))
+assert all(
+    inference[0][0] == "RuntimeError" and "Inplace update to inference tensor" in inference[0][1]
+    and inference[1:] == ordinary[1:] and ordinary[1] != ordinary[2] if ordinary[0] is None
+    else inference == ordinary and inference[1] == inference[2] for ordinary, inference in calls.values()), (
+    "x += 1 on an inference tensor outside inference mode raises after giving it the edit an ordinary tensor gets, "
+    "or, where it raises on the ordinary tensor, raises the same error and leaves it as it was")
 
 # %%
 # 以张量为默认值的参数

@@ -508,7 +508,7 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # --------------------------------
 #
 # 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化，再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的 CPU 张量的存储移进共享内存（在 Linux 默认的共享策略 ``file_descriptor`` 下，存储为空的除外），并去掉它的共轭位或负号位，和上面经队列发送时一样。看的是存储，不是张量：序列化 ``t[:0]`` 这样不含元素的视图（view），也会把 ``t`` 的整块存储移进共享内存。所以在 ``spawn`` 和 ``forkserver`` 方式下（据 Python 文档 `上下文和启动方法
-# <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__，前者是 macOS 和 Windows 的默认方式，后者是 Python 3.14 起 Linux 的默认方式），数据集里的张量是放在共享内存里到达 worker 的；按理说，worker 对它们的修改会像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker；下面的单元格只检查序列化对几个张量做了什么。这次移动给了张量新的内存，旧内存可能已被释放：之前取得的 NumPy 数组仍指向那里，可能成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后，或者 worker 启动之后再取。
+# <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__，前者是 macOS 和 Windows 的默认方式，后者是 Python 3.14 起 Linux 的默认方式），数据集里由 torch 分配、存储不为空的稠密 CPU 张量（布局为 ``torch.strided``，既非嵌套也非量化）是放在共享内存里到达 worker 的（需要梯度的非叶子张量过不了 pickler，就像上面 ``SimpleQueue.put`` 报错那样）；按理说，worker 对它们的修改会像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker；下面的单元格只检查序列化对几个张量做了什么。这次移动给了张量新的内存，旧内存可能已被释放：之前取得的 NumPy 数组仍指向那里，可能成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后，或者 worker 启动之后再取。
 
 pickled = torch.zeros(3)
 as_array = pickled.numpy()
@@ -532,6 +532,18 @@ empty_storage = torch.zeros(0)
 ForkingPickler.dumps(empty_storage)
 assert empty_storage.untyped_storage().nbytes() == 0 and not empty_storage.is_shared(), (
     "pickling a tensor whose storage is empty leaves it out of shared memory")
+with torch.inference_mode():
+    pickled_inference = torch.zeros(3)
+pickled_kinds = [torch.zeros(3, dtype=dtype) for dtype in (torch.float16, torch.bfloat16, torch.float8_e4m3fn,
+                                                           torch.int64, torch.uint8, torch.bool, torch.complex64)] + [
+    torch.zeros(3, dtype=torch.complex64).conj(), torch.zeros(()), torch.zeros(2, 3).t(),
+    torch.zeros(3, requires_grad=True), torch.nn.Parameter(torch.zeros(3)), pickled_inference]
+pickled_received = [ForkingPickler.loads(ForkingPickler.dumps(pickled_kind)) for pickled_kind in pickled_kinds]
+assert all(pickled_kind.is_shared() and received.is_shared() and received.tolist() == pickled_kind.tolist()
+           for pickled_kind, received in zip(pickled_kinds, pickled_received, strict=True)), (
+    "pickling moves a dense CPU tensor torch allocated into shared memory, and what is unpickled is in shared memory, "
+    "for seven dtypes, a conjugate view, no dimension, a transposed view, a leaf that requires grad, a Parameter and "
+    "an inference tensor")
 assert torch.multiprocessing.get_sharing_strategy() == "file_descriptor", (
     "these pickling checks ran under the file_descriptor sharing strategy")
 # sphinx_gallery_end_ignore
