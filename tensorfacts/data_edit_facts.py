@@ -61,19 +61,21 @@ def _data_edits_reach_both(case: Case) -> dict[str, object]:
     return data_edits_reach_both(case)
 
 
-def _edit_both_ways(kind: Kind) -> tuple[bool, bool, bool, int, int, int]:
+def _edit_both_ways(kind: Kind) -> tuple[bool, bool, bool, int, int, int, int]:
     """``c = a.data`` of a zero ``a``; write 1 through ``c``, then 0 through ``a`` (under ``torch.no_grad()``): whether
-    ``a`` is strided, whether each write shows in the other tensor, how far ``a._version`` moved after the write
-    through ``c`` and at the end, and ``c._version`` (a new counter, from 0) at the end."""
+    ``a`` is strided, whether each write shows in the other tensor, ``c._version`` right after ``c`` is taken, how far
+    ``a._version`` moved after the write through ``c`` and at the end, and ``c._version`` at the end."""
     make, write, read = kind
     a = make()
     c, start = a.data, a._version
+    c_start = c._version
     with torch.no_grad():
         write(c, 1)
         through_c = read(a) == _after(kind, 1) != _after(kind, 0)
         a_after_c = a._version - start
         write(a, 0)
-    return a.layout == torch.strided, through_c, read(c) == _after(kind, 0), a_after_c, a._version - start, c._version
+    return (a.layout == torch.strided, through_c, read(c) == _after(kind, 0), c_start, a_after_c, a._version - start,
+            c._version)
 
 
 @fact("data-edits-reach-both-every-dtype", {
@@ -83,14 +85,14 @@ def _edit_both_ways(kind: Kind) -> tuple[bool, bool, bool, int, int, int]:
           "making it moves a._version): takes c = a.data, writes a value through c, then another through a (under "
           "torch.no_grad()), the same writes as detach-edits-reach-both-every-dtype makes: each write shows in the "
           "other tensor; the write through c leaves a._version where it was and the write through a moves it by 1, "
-          "and c._version, which starts at 0, reads 1 at the end. On quint4x2 and quint2x4, which take none of "
-          "those writes on the CPU, a.data starts at a's memory.",
+          "and c._version reads 0 right after c = a.data is taken and 1 at the end. On quint4x2 and quint2x4, which "
+          "take none of those writes on the CPU, a.data starts at a's memory.",
     "zh_CN": "在 CPU 上，对默认 strided 布局的张量 a：torch 模块列出的每种 dtype（浮点和复数类型还取一个需要梯度的叶"
              "子张量），叶子张量的复数 conj() 视图（带共轭位），以及一个需要梯度的默认 strided 布局的嵌套张量，每"
              "次都新建、值为 0（有的做法本身就让 a._version 加 1）：取 c = a.data，先通过 c 写入一个数值，再通过 a "
              "写入另一个（都在 torch.no_grad() 下），写法与 detach-edits-reach-both-every-dtype 相同：每次写入另一方"
-             "都看得到；通过 c 写入不改变 a._version，通过 a 写入让它加 1；c._version 从 0 开始，最后是 1。quint4x2 "
-             "和 quint2x4 在 CPU 上不接受这些写入，它们的 a.data 从 a 的内存起始处开始。",
+             "都看得到；通过 c 写入不改变 a._version，通过 a 写入让它加 1；c._version 在刚取得 c = a.data 时是 0，"
+             "最后是 1。quint4x2 和 quint2x4 在 CPU 上不接受这些写入，它们的 a.data 从 a 的内存起始处开始。",
 }, KINDS_SCOPE)
 def _data_edits_reach_both_every_dtype() -> Fact:
     """The ``.data`` half of the general sentence beyond the scoped fact's floating dtypes."""
@@ -104,8 +106,8 @@ def _data_edits_reach_both_every_dtype() -> Fact:
             torch.quantize_per_tensor(torch.zeros(4), 0.5, 0, dtype)) for name, dtype in packed.items()}
     edited = [v for v in seen.values() if not isinstance(v, str)]
     unedited = sorted(name for name, v in seen.items() if isinstance(v, str))
-    return Fact(len(edited) > 0 and all(v == (True, True, True, 0, 1, 1) for v in edited)
+    return Fact(len(edited) > 0 and all(v == (True, True, True, 0, 0, 1, 1) for v in edited)
                 and set(unedited) == set(packed) and all(starts.values()),
-                f"(strided, write through c seen by a, write through a seen by c, move of a._version after the "
-                f"write through c, and at the end, c._version at the end) per kind: {seen}; a.data starts at "
-                f"a's memory on the packed quantized dtypes: {starts}")
+                f"(strided, write through c seen by a, write through a seen by c, c._version right after "
+                f"c = a.data, move of a._version after the write through c, and at the end, c._version at the end) "
+                f"per kind: {seen}; a.data starts at a's memory on the packed quantized dtypes: {starts}")

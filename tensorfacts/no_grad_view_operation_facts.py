@@ -16,6 +16,7 @@ from tensorfacts.no_grad_view_facts import (
     GRAD_OFF,
     GRAD_VIEWS,
     INFERENCE_SOURCES,
+    ITSELF,
     OFF_MODES,
     copied_dtypes,
     inference_view_runs,
@@ -28,27 +29,30 @@ OTHER_COPIES = ("double()", "torch.empty_like(t).copy_(t)")
 
 
 @fact("copy-of-no-grad-view-passes-no-gradient", {
-    "en": "Every run of clone-of-no-grad-view-passes-no-gradient but those of the calls that return the tensor "
-          "itself (the views of a leaf, a non-leaf and a view made a leaf that requires grad, taken under "
-          "torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False) and inside "
-          "torch.inference_mode() with torch.enable_grad(), the views of them taken with grad mode on or in those "
-          "four ways, u.requires_grad_() called at each point, the views of an inference tensor that "
-          "requires grad and the views autograd does not record), with torch.empty_like(t).copy_(t) taken "
-          "where the clone t.clone() is taken, and again with t.double() taken there on the float32 views only "
-          "(the views of a float32 a, s.values() of a float32 s, and z.real, z.imag and torch.view_as_real(z) of a "
-          "complex64 z): each gives what the clone gives there, with a CopyBackwards or ToCopyBackward0 node in "
-          "place of CloneBackward0. Its copy of a view of the leaf or the non-leaf taken in one of those four ways "
-          "requires grad and has the node, yet passes no gradient to the view's base, nor to the view unless the "
-          "view called requires_grad_() before that copy, or the view copied, was taken, that view being taken with "
-          "grad mode on. When the source is a view made a leaf, the copy has the node only when u.requires_grad_() "
-          "is called right after u is taken and the copy is taken of u or of a view of it taken with grad mode on, "
-          "and then passes u the gradient; otherwise it has no grad_fn; the source's .grad stays None. Its copy of "
-          "a view of an inference tensor, or of a view autograd does not record, has no grad_fn.",
-    "zh_CN": "clone-of-no-grad-view-passes-no-gradient 的每次运行（返回张量本身的那几种调用除外：即在 "
+    "en": "The runs of clone-of-no-grad-view-passes-no-gradient that clone a view (the views of a leaf, a non-leaf "
+          "and a view made a leaf that requires grad, taken under torch.no_grad(), torch.inference_mode() and "
+          "torch.set_grad_enabled(False) and inside torch.inference_mode() with torch.enable_grad(), the views of "
+          "them taken with grad mode on or in those four ways, u.requires_grad_() called at each point, the views of "
+          "an inference tensor that requires grad and the views autograd does not record; not the runs of the "
+          f"{len(ITSELF)} calls that return the tensor itself, a.real of a real tensor and a.mT, a.H, a.mH and "
+          "a.adjoint() of a 0-d one), with torch.empty_like(t).copy_(t) taken where the clone t.clone() is taken, and "
+          "again with t.double() taken there on the float32 views only (the views of a float32 a, s.values() of a "
+          "float32 s, and z.real, z.imag and torch.view_as_real(z) of a complex64 z): each gives what the clone gives "
+          "there, with a CopyBackwards or ToCopyBackward0 node in place of CloneBackward0. Its copy of a view of the "
+          "leaf or the non-leaf taken in one of those four ways requires grad and has the node, yet passes no "
+          "gradient to the view's base, nor to the view unless the view called requires_grad_() before that copy, or "
+          "the view copied, was taken, that view being taken with grad mode on. When the source is a view made a "
+          "leaf, the copy has the node only when u.requires_grad_() is called right after u is taken and the copy is "
+          "taken of u or of a view of it taken with grad mode on, and then passes u the gradient; otherwise it has no "
+          "grad_fn; the source's .grad stays None. Its copy of a view of an inference tensor, or of a view autograd "
+          "does not record, has no grad_fn.",
+    "zh_CN": "clone-of-no-grad-view-passes-no-gradient 中对视图取副本的各次运行（即在 "
              "torch.no_grad()、torch.inference_mode() 和 torch.set_grad_enabled(False) 下，以及在 "
              "torch.inference_mode() 内开启 torch.enable_grad() 时，对需要梯度的叶子张量、"
              "非叶子张量和变成叶子张量的视图取的视图，在梯度模式下或用这四种方式对它们取的视图，在各个时机调用 "
-             "u.requires_grad_()，需要梯度的推理张量的视图，以及自动求导不记录的视图），在取 t.clone() 的地方"
+             "u.requires_grad_()，需要梯度的推理张量的视图，以及自动求导不记录的视图；不含返回张量本身的 "
+             f"{len(ITSELF)} 种调用，"
+             "即实数张量的 a.real，以及零维张量的 a.mT、a.H、a.mH 和 a.adjoint()），在取 t.clone() 的地方"
              "改取 torch.empty_like(t).copy_(t)，再改取 t.double()（只对 float32 的视图：float32 的 a 的视图、"
              "float32 的 s 的 s.values()，以及 complex64 的 z 的 z.real、z.imag 和 torch.view_as_real(z)）："
              "每一次都与副本在那里的结果相同，只是节点由 CloneBackward0 换成了 CopyBackwards 或 ToCopyBackward0。"
