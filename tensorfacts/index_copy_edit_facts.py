@@ -57,9 +57,15 @@ def _sources(dtype: torch.dtype, device: str) -> dict[str, Callable[[], torch.Te
 
 
 def _edit_copy(x: torch.Tensor, index: object, call: Callable[[torch.Tensor], object], mode) -> str | None:
-    """Run ``call(x[index])`` in ``mode``: None when it ran with no warning and left ``x`` as it was."""
+    """Run ``call(x[index])`` in ``mode``: None when it ran with no warning and left ``x`` as it was (its values off
+    meta; its ``_version``, which reading raises on an inference tensor and on no other)."""
     before = None if x.device.type == "meta" else x.detach().clone()
-    version = None if x.is_inference() else x._version
+    try:
+        version = x._version
+    except RuntimeError:  # an inference tensor keeps no version counter
+        version = None
+    if (version is None) != x.is_inference():
+        return f"inference tensor {x.is_inference()}, yet _version read {version}"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with mode():
@@ -90,13 +96,16 @@ def _shape_refused(x: torch.Tensor, index: object) -> bool:
           "bool), zero_(), fill_(1) and index_put_ with the index [0, 0] and accumulate=True on x[idx], for idx a "
           "list [0, 2, 2], an int64 index tensor [0, 2, 2], a 2-D one [[0], [2]] and a boolean mask, with grad mode "
           "on, under torch.no_grad() and inside torch.inference_mode(): each call raises no error and no warning, "
-          "and x keeps its values and its _version. Then x[idx].add_(torch.ones(4)) raises a shape error for each "
-          "index, where x.clone().add_(torch.ones(4)) runs; on meta the mask raises already at the indexing.",
+          "and x keeps its values (on the CPU: a meta tensor holds none) and its _version (but for the inference "
+          "tensor, whose _version raises RuntimeError when read). Then x[idx].add_(torch.ones(4)) raises a shape "
+          "error for each index, where x.clone().add_(torch.ones(4)) runs; on meta the mask raises already at the "
+          "indexing.",
     "zh_CN": "构造 4 个元素的 x（普通张量、推理张量，浮点和复数 dtype 下还有需要梯度的叶子张量、非叶子张量、"
              "Parameter 和叶子张量的视图），对 x[idx] 调用 add_(1)（bool 上改用 logical_not_()）、zero_()、"
              "fill_(1)，以及索引为 [0, 0]、accumulate=True 的 index_put_；idx 取列表 [0, 2, 2]、"
              "int64 索引张量 [0, 2, 2]、二维的 [[0], [2]] 和布尔掩码，分别在梯度模式下、torch.no_grad() 里和 "
-             "torch.inference_mode() 里执行：每次调用都不报错也不警告，x 的数值和 _version 都不变。"
+             "torch.inference_mode() 里执行：每次调用都不报错也不警告，x 的数值（在 CPU 上；meta 张量不存数值）"
+             "和 _version（推理张量除外：读取它的 _version 会抛出 RuntimeError）都不变。"
              "再对每种索引执行 x[idx].add_(torch.ones(4))，报形状错误，而 x.clone().add_(torch.ones(4)) "
              "正常运行；在 meta 上，掩码在索引这一步就报错。",
 }, {"en": f"{len(CALLS)} in-place calls, 4 indices and 3 grad modes on x of up to 6 kinds in each of "

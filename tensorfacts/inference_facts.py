@@ -8,6 +8,8 @@ docstring says what a fact is.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 from tensorfacts import view_ops
@@ -88,13 +90,18 @@ MADE_INSIDE = {"a Linear(3, 3) output": linear_output,
 @fact("inference-tensor-has-no-version-counter", {
     "en": "Makes a tensor under torch.inference_mode() and reads its _version: the read raises that inference "
           "tensors do not track a version counter. Its detach() and its .data, taken outside the mode, are "
-          "inference tensors too (is_inference() is True), and reading their _version gives 0.",
+          "inference tensors too (is_inference() is True), and reading their _version gives 0. That _version stays 0 "
+          "after mul_(2), inside the mode (with torch.enable_grad() there too), on them or on the tensor, and each "
+          "mul_(2) on them outside the mode, with grad mode on or under torch.no_grad(), moves it by 1.",
     "zh_CN": "在 torch.inference_mode() 下创建张量，读取它的 _version：读取时报错，说推理张量没有版本计数器。"
-             "在模式外对它取的 detach() 和 .data 也是推理张量（is_inference() 为 True），读取它们的 _version 得到 0。",
+             "在模式外对它取的 detach() 和 .data 也是推理张量（is_inference() 为 True），读取它们的 _version 得到 0。"
+             "在模式里对它们或对原张量调用 mul_(2) 之后（在模式里用 torch.enable_grad() 打开梯度模式也一样），"
+             "它仍是 0；在模式外对它们调用 mul_(2)，无论梯度模式开着还是在 torch.no_grad() 下，每次都让它加 1。",
 })
 def _inference_tensor_has_no_version_counter() -> Fact:
     """Reading the version counter of a tensor made under inference_mode raises: it keeps none. Its
-    ``detach()`` and ``.data`` taken outside the mode are inference tensors that have one."""
+    ``detach()`` and ``.data`` taken outside the mode are inference tensors with a counter, which an edit made
+    inside the mode leaves as it was and one made outside it moves."""
     a = inference_tensor()
     try:
         message = f"no error, version {a._version}"
@@ -102,10 +109,34 @@ def _inference_tensor_has_no_version_counter() -> Fact:
         message = str(exc)
     outside = {name: (alias.is_inference(), alias._version) for name, alias in (("detach()", a.detach()),
                                                                                  (".data", a.data))}
+    counts = {name: _alias_versions(take) for name, take in (("detach()", lambda t: t.detach()),
+                                                              (".data", lambda t: t.data))}
     return Fact(a.is_inference() and "do not track version counter" in message
-                and outside == {"detach()": (True, 0), ".data": (True, 0)},
+                and outside == {"detach()": (True, 0), ".data": (True, 0)}
+                and counts == {"detach()": [0, 0, 0, 1, 2], ".data": [0, 0, 0, 1, 2]},
                 f"is_inference: {a.is_inference()}; a._version: {message}; taken outside (is_inference, _version): "
-                f"{outside}")
+                f"{outside}; their _version after mul_(2) on them inside the mode, there with grad mode on, on the "
+                f"tensor inside the mode, on them outside with grad mode on, under no_grad: {counts}")
+
+
+def _alias_versions(take) -> list[int]:
+    """The ``_version`` of ``take(a)``, for a fresh inference tensor ``a``, after each ``mul_(2)`` in turn: on it inside
+    the mode, there with grad mode on, on ``a`` inside the mode, on it outside with grad mode on, under no_grad."""
+    a = inference_tensor()
+    alias, seen = take(a), []
+    for context, target in ((torch.inference_mode, alias), (_inference_grad_on, alias),
+                            (torch.inference_mode, a), (torch.enable_grad, alias), (torch.no_grad, alias)):
+        with context():
+            target.mul_(2)
+        seen.append(alias._version)
+    return seen
+
+
+@contextlib.contextmanager
+def _inference_grad_on():
+    """Inside ``torch.inference_mode()`` with ``torch.enable_grad()``."""
+    with torch.inference_mode(), torch.enable_grad():
+        yield
 
 
 #: In-place torch operations that write values, run on an inference tensor ``a`` (of [1., 2., 3.]) outside the mode.

@@ -210,7 +210,7 @@ def _inference_leaf_clone_in_graph() -> Fact:
                     wrong.append(f"{name} {dtype} clone({form}) of a sparse or mkldnn tensor raised nothing")
                 elif c.requires_grad or c.grad_fn is not None:
                     wrong.append(f"{name} {dtype} clone({form or ''}): {c.requires_grad}, {c.grad_fn}")
-    built = set()
+    built, refused = set(), {}
     for dtype in (d for d in every_dtype() if d.is_floating_point or d.is_complex):
         with torch.inference_mode(), warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # complex32 is experimental
@@ -220,11 +220,19 @@ def _inference_leaf_clone_in_graph() -> Fact:
         m = _mkldnn_leaf(dtype, torch.zeros)
         if m is not None and (m.clone().requires_grad or m.clone().grad_fn is not None):
             wrong.append(f"mkldnn {dtype}: clone {m.clone().requires_grad}, {m.clone().grad_fn}")
-        for name, t in _inference_leaves_not_strided(dtype, built_only=True).items():
+        leaves = _inference_leaves_not_strided(dtype, built_only=True)
+        for name, t in leaves.items():
             if not (t.is_inference() and t.requires_grad and t.is_leaf) or t.clone().requires_grad or (
                     t.clone().grad_fn is not None):
                 wrong.append(f"{name} {dtype}: clone {t.clone().requires_grad}, {t.clone().grad_fn}")
             built.add(name)
+        refused[dtype] = set(NOT_STRIDED) - set(leaves)
+    float8 = [dtype for dtype in refused if str(dtype).startswith("torch.float8_")]
+    for dtype in float8:
+        if not {"COO", "COO Parameter", "nested strided"} <= refused[dtype]:
+            wrong.append(f"{dtype}: torch builds a COO or strided nested one, refusing only {sorted(refused[dtype])}")
+    if not float8:
+        wrong.append("torch names no float8 dtype")
     takes = [dtype for dtype in CLONE_DTYPES if _mkldnn_leaf(dtype) is not None]
     if takes != [torch.float32, torch.bfloat16, torch.float16]:
         wrong.append(f"to_mkldnn() takes {takes} of the five dtypes, not float32, bfloat16 and float16")

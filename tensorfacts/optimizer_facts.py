@@ -262,14 +262,14 @@ def _apply_map_not_counted() -> Fact:
           "_version where it was; resize_ to t's own shape and resize_as_(torch.zeros_like(t)), given no "
           "memory_format, on a 2×2 t, on t = x.t() of a 2×3 x, on a 1×2×2×3 t in torch.channels_last, and on "
           "d = a.detach() of a 3-element leaf a that requires grad, return the tensor they are called on with its "
-          "shape, strides and values as they were, and leave both _version values where they were.",
+          "shape, strides and values as they were, and leave its _version (and, for d, a's) where it was.",
     "zh_CN": "在新建的 float32 和 float64 张量上：对 out = a.sigmoid()（a 是需要梯度的叶子张量）调用 out.detach_()，"
              "以及 t.requires_grad_() 和 t.share_memory_()，都返回被调用的那个张量并改变它（out 离开计算图，"
              "t 需要梯度，t 的存储进了共享内存），数值不变，_version 也不动；不给 memory_format，"
              "调用 resize_ 到 t 自己的形状以及 resize_as_(torch.zeros_like(t))，t 依次是 2×2 的张量、"
              "2×3 的 x 的 t = x.t()、torch.channels_last 的 1×2×2×3 张量，以及 3 个元素、需要梯度的"
-             "叶子张量 a 的 d = a.detach()：都返回被调用的那个张量，形状、步长和数值不变，两个 _version "
-             "都不动。",
+             "叶子张量 a 的 d = a.detach()：都返回被调用的那个张量，形状、步长和数值不变，它的 _version "
+             "也不动（对 d 来说，a 的 _version 同样不动）。",
 }, {"en": "detach_, requires_grad_, share_memory_, and resize_ and resize_as_ to the current shape with no "
           "memory_format, float32 and float64, on the CPU",
     "zh_CN": "detach_、requires_grad_、share_memory_，以及不给 memory_format、调整到当前形状的 resize_ 和 resize_as_，"
@@ -296,7 +296,8 @@ def _underscore_methods_not_counted() -> Fact:
 def _resized_to_own_shape(dtype: torch.dtype) -> dict[str, tuple[bool, bool, bool, int]]:
     """``resize_`` and ``resize_as_`` to the shape a tensor already has, given no ``memory_format``, on a plain 2×2
     tensor, a transposed one, a 4-D one in ``torch.channels_last`` and a detached leaf: (same object, same shape and
-    strides, same values, how far the tensor's and its source's ``_version`` moved together)."""
+    strides, same values, how far the tensor's ``_version`` moved plus, for the detached leaf, how far the leaf's
+    did)."""
     seen = {}
     for name, call in {"resize_": lambda t: t.resize_(*t.shape),
                        "resize_as_": lambda t: t.resize_as_(torch.zeros_like(t))}.items():
@@ -305,7 +306,7 @@ def _resized_to_own_shape(dtype: torch.dtype) -> dict[str, tuple[bool, bool, boo
             t = leaf.detach() if make is None else make(dtype)
             layout, values, before = (t.shape, t.stride()), t.clone(), (t._version, leaf._version)
             same = call(t) is t
-            moved = t._version - before[0] + leaf._version - before[1]
+            moved = abs(t._version - before[0]) + (abs(leaf._version - before[1]) if make is None else 0)
             seen[f"{name} {where} {dtype}"] = (same, (t.shape, t.stride()) == layout, torch.equal(t, values), moved)
     return seen
 

@@ -102,11 +102,11 @@ def _same(got: object, want: object) -> bool:
           "returns x or x.reshape(-1) of the x it receives: f reading .data of it raises RuntimeError \""
           + QUOTED_DATA_UNDER_VMAP + "\", and f reading .detach() of it runs. On a float32, float64 "
           "and bfloat16 batch torch.arange(6.).reshape(2, 3) on the CPU, f returning x.detach() * 2 or "
-          "(x * 1).detach() * 2 gives twice the values (transposed with in_dims=1, in the shape vmap(vmap(f)) "
-          "returns), and no gradient flows back through the detached value: grad, vjp and the Jacobians give zeros, "
-          "jvp a zero tangent. In vmap(grad(f)) and vmap(jacrev(f)), where grad or jacrev is innermost, x.data in f "
-          "runs and gives each row's values (the gradient of (x.data * x).sum(), the diagonal Jacobian of "
-          "x.data * x).",
+          "(x * 1).detach() * 2 gives twice the values (transposed with in_dims=1; vmap(vmap(f)), run on the batch "
+          "reshaped to 2×1×3, returns them in that shape), and no gradient flows back through the detached value: "
+          "grad, vjp and the Jacobians give zeros, jvp a zero tangent. In vmap(grad(f)) and vmap(jacrev(f)), where "
+          "grad or jacrev is innermost, x.data in f runs and gives each row's values (the gradient of "
+          "(x.data * x).sum(), the diagonal Jacobian of x.data * x).",
     "zh_CN": "vmap 是最内层的变换时：vmap(f)、torch.vmap(f)、vmap(f, chunk_size=1)、vmap(f, in_dims=1)、"
              "vmap(f, randomness='different')、vmap(vmap(f))、functionalize(vmap(f))、在 torch.no_grad() 下和 "
              "torch.inference_mode() 里的 vmap(f)、grad(vmap(f))、jvp(vmap(f))、vjp(vmap(f))、jacrev(vmap(f)) 和 "
@@ -115,7 +115,8 @@ def _same(got: object, want: object) -> bool:
              "时能运行的每种组合里：f 读取它们的 .data 抛出 RuntimeError“" + QUOTED_DATA_UNDER_VMAP
              + "”，读取它们的 .detach() 则能运行。对 CPU 上 float32、float64 和 bfloat16 的批量张量 "
              "torch.arange(6.).reshape(2, 3)，f 返回 x.detach() * 2 或 (x * 1).detach() * 2 时得到数值的 2 倍"
-             "（in_dims=1 时是转置后的，形状与 vmap(vmap(f)) 返回的一致），梯度也不会经由 detach 后的值传回："
+             "（in_dims=1 时是转置后的值；vmap(vmap(f)) 作用在变形为 2×1×3 的批量张量上，返回的也是这个形状），"
+             "梯度也不会经由 detach 后的值传回："
              "grad、vjp 和雅可比矩阵都得到 0，jvp 得到零切向量。在 vmap(grad(f)) 和 vmap(jacrev(f)) 中，grad 或 "
              "jacrev 在最内层，f 中的 x.data 可以运行，得到每行的数值（(x.data * x).sum() 的梯度，x.data * x 的"
              "对角雅可比矩阵）。",
