@@ -2,7 +2,9 @@
 ``detach()`` and ``.data`` share a tensor's numbers and only ``detach()`` its version counter: over the standard
 sources (an inference tensor left out) and, on the CPU, a tensor of every dtype torch names, a conj-bit view and a
 strided nested tensor, each edit shows in the other tensor while ``a.data`` counts its own edits on a counter of its
-own. Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+own; and, behind the gallery parts' introductions, that ``zero_()`` through ``a.data`` or ``a.detach()`` of a sparse COO
+tensor of every dtype, or through the tensor, gives the edited one new memory for its values. Registered on import by
+:mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -111,3 +113,55 @@ def _data_edits_reach_both_every_dtype() -> Fact:
                 f"(strided, write through c seen by a, write through a seen by c, c._version right after "
                 f"c = a.data, move of a._version after the write through c, and at the end, c._version at the end) "
                 f"per kind: {seen}; a.data starts at a's memory on the packed quantized dtypes: {starts}")
+
+
+def _sparse_coo(dtype: torch.dtype) -> torch.Tensor | None:
+    """A sparse COO CPU tensor of ``dtype`` holding 1, 2, 3 at positions 0 to 2 of 4, or None where torch makes none."""
+    try:
+        return torch.sparse_coo_tensor(torch.tensor([[0, 1, 2]]), torch.tensor([1, 2, 3]).to(dtype), (4,))
+    except (RuntimeError, NotImplementedError):
+        return None
+
+
+def _values_bytes(t: torch.Tensor) -> torch.Tensor:
+    return t._values().view(torch.uint8).clone()
+
+
+def _zero_moves_values(make, take: str, through_c: bool) -> tuple[bool, bool, bool]:
+    """One ``zero_()`` under ``torch.no_grad()`` through ``c`` (``a.data`` or ``a.detach()``) or through ``a``, of a
+    fresh sparse COO ``a``: whether the two shared the memory of their values when taken, whether the edited one's
+    values moved to new memory, and whether the other kept its values."""
+    a = make()
+    c = a.data if take == ".data" else a.detach()
+    shared = a._values().data_ptr() == c._values().data_ptr()
+    edited, other = (c, a) if through_c else (a, c)
+    start, kept = edited._values().data_ptr(), _values_bytes(other)
+    with torch.no_grad():
+        edited.zero_()
+    return shared, edited._values().data_ptr() != start, torch.equal(_values_bytes(other), kept)
+
+
+@fact("sparse-coo-zero-moves-values", {
+    "en": "On the CPU, for a sparse COO tensor a of every dtype torch makes one of (torch.sparse_coo_tensor accepts "
+          "its values), and for a float32 sparse COO leaf that requires grad, each made fresh: takes c = a.data or "
+          "c = a.detach(), checks that c and a hold their values in one memory, then calls zero_() through c or "
+          "through a (under torch.no_grad()): the edited tensor's values are in new memory, and the other tensor "
+          "keeps its values.",
+    "zh_CN": "在 CPU 上，对 torch 能构建稀疏 COO 张量的每种 dtype（torch.sparse_coo_tensor 接受这种 dtype 的数值）的"
+             "稀疏 COO 张量 a，以及需要梯度的 float32 稀疏 COO 叶子张量，每次都新建：取 c = a.data 或 c = "
+             "a.detach()，检查 c 和 a 的数值在同一块内存里，再通过 c 或通过 a（在 torch.no_grad() 下）调用 "
+             "zero_()：被修改的一方的数值换到了新的内存，另一方的数值保持原样。",
+}, {"en": "every dtype of torch a sparse COO CPU tensor is made of, and a float32 leaf that requires grad; .data and "
+          "detach(); zero_() through c and through a",
+    "zh_CN": "能构建稀疏 COO CPU 张量的每种 torch dtype，以及需要梯度的 float32 叶子张量；.data 和 detach()；通过 c "
+             "和通过 a 调用 zero_()"})
+def _sparse_coo_zero_moves_values() -> Fact:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # complex32 warns when made
+        makes = {str(d): (lambda d=d: _sparse_coo(d)) for d in _torch_dtypes() if _sparse_coo(d) is not None}
+        makes["float32 leaf"] = lambda: _sparse_coo(torch.float32).requires_grad_()
+        seen = {f"{name} {take} through {'c' if through_c else 'a'}": _zero_moves_values(make, take, through_c)
+                for name, make in makes.items() for take in (".data", ".detach()") for through_c in (True, False)}
+    wrong = [case for case, outcome in seen.items() if outcome != (True, True, True)]
+    return Fact(len(makes) > 1 and not wrong, f"{len(seen)} edits; (shared when taken, edited one's values moved, "
+                f"other kept its values) not as stated: { {case: seen[case] for case in wrong} or 'none'}")

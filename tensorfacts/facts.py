@@ -326,6 +326,7 @@ from tensorfacts import (  # noqa: E402, F401
     detach_metadata_facts,
     general_facts,
     index_copy_edit_facts,
+    index_kind_facts,
     index_read_facts,
     meta_index_facts,
     numpy_facts,

@@ -24,6 +24,13 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from sitetools.rules.index_terms import (
+    ADVANCED_INDEXING_EN,
+    ADVANCED_INDEXING_ZH,
+    BASIC_INDEXING_EN,
+    BASIC_INDEXING_ZH,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
 SEARCH_DICTIONARY = ROOT / "docs" / "_shared" / "zh_search_terms.txt"
 UPDATE_COMMAND = "python -m sitetools.rules.terms --update"
@@ -325,28 +332,9 @@ TERMS: tuple[Term, ...] = (
                    "`z`，`z.conj().imag` 返回的张量设置了这个标志，它读到的是 `z.imag` 中各数的相反数（不为 0 的元素"
                    "数值不同）。"),
     Term("基本索引", "basic indexing", "questions-index-writes",
-         define_en="Indexing with integers (a 0-d `int8`, `int16`, `int32`, `int64`, `uint16`, `uint32` or `uint64` "
-                   "tensor too), slices with a positive step, `None` and `...`; reading a strided tensor that is not "
-                   "nested this way returns a view on its storage (of a nested one, `x[1]` is a view while `x[0:1]` "
-                   "and `x[None]` raise; of a sparse COO tensor `s`, `s[0]` is a copy, though its `_base` is `s`). A "
-                   "slice with a negative step (`x[::-1]`) raises a `ValueError`; `x.flip(0)` reverses into a copy. On "
-                   "a non-nested strided CPU tensor, `True`, `False`, and 0-d tensors and 0-d NumPy arrays of dtype "
-                   "`uint8` or `bool` are masks (a copy); NumPy integer scalars (`np.uint8(1)`) are integers; "
-                   "`np.bool_` raises `IndexError`. Reading with such a 0-d index tensor on the `meta` device raises.",
-         define_zh="用整数（包括 dtype 为 `int8`、`int16`、`int32`、`int64`、`uint16`、`uint32` 或 `uint64` 的零维张量"
-                   "）、步长为正的切片、`None` 和 `...` 做索引；对布局为 strided 且非嵌套的张量这样读取，得到的是视图，"
-                   "与被索引的张量共享存储（对嵌套张量，`x[1]` 是视图，`x[0:1]` 和 `x[None]` 则报错；对稀疏 COO 张量 "
-                   "`s`，`s[0]` 的 `_base` 虽然是 `s`，却是副本）。步长为负的切片（比如 `x[::-1]`）会抛出 `ValueError`"
-                   "；`x.flip(0)` 做反转，得到的是副本。对非嵌套的 strided CPU 张量，`True`、`False` 以及 dtype 为 "
-                   "`uint8` 或 `bool` 的零维张量和零维 NumPy 数组都是掩码（得到副本），NumPy 整数标量（如 `np.uint8(1)`"
-                   "）是整数，`np.bool_` 则抛出 `IndexError`。用 `meta` 设备上的这类零维索引张量读取都会报错。"),
+         define_en=BASIC_INDEXING_EN, define_zh=BASIC_INDEXING_ZH),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",
-         define_en="Indexing with a list of Python integers, with an int64 or int32 tensor or a NumPy integer array, "
-                   "either of one dimension or more (a uint8 array or tensor is read as a mask, with a deprecation "
-                   "warning), or with a mask (a bool tensor or bool NumPy array); reading this way returns a copy.",
-         define_zh="用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或 NumPy 整数数组（uint8 的数组或张量被"
-                   "当作掩码，并发出弃用警告），或掩码（bool 张量或 dtype 为 bool 的 NumPy 数组）做索引；这样读取得到的"
-                   "是副本，不是视图。"),
+         define_en=ADVANCED_INDEXING_EN, define_zh=ADVANCED_INDEXING_ZH),
     Term("保存张量的钩子", "saved tensors hooks, `saved_tensors_hooks`",
          "questions-saved-tensors", gloss="saved tensors hooks",
          define_en="Two functions autograd can call to pack the tensors it saves and unpack them for the backward pass "
