@@ -101,7 +101,21 @@ def check_problems(tree: ast.AST) -> list[tuple[int, str]]:
             found.append((node.lineno, "a try block catches the failure of the assert inside it"))
         elif isinstance(node, ast.With) and _has_assert(node.body) and any(map(_suppresses, node.items)):
             found.append((node.lineno, "a with block suppresses the failure of the assert inside it"))
+        if isinstance(node, ast.Assert) and _starts_apart(node.test) and "storage" not in ast.unparse(node.msg or node):
+            found.append((node.lineno, "`not same_storage(...)` says two storages start at different addresses, "
+                                       "not that no memory is shared (an alias can start inside its source's "
+                                       "storage): assert bytes_apart(...), or say in the message that the check is "
+                                       "of storages"))
     return found
+
+
+def _starts_apart(test: ast.expr) -> bool:
+    """Whether ``test`` negates ``same_storage(...)``, alone or as ``not any(same_storage(...) ...)``."""
+    def negated(node):
+        return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Call)
+    return any(negated(node) and any(isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                                     and call.func.id == "same_storage" for call in ast.walk(node.operand))
+               for node in ast.walk(test))
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:

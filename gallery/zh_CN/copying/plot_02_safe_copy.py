@@ -22,6 +22,12 @@ def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 
+def bytes_apart(x, y):
+    """True when the byte ranges of the two storages do not overlap (memory mapped once: no byte shared)."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
+
+
 # sphinx_gallery_start_ignore
 assert all(t.untyped_storage().data_ptr() == 0 for t in (
     torch.zeros(2, device="meta"), torch.ones(3, dtype=torch.int64, device="meta"),
@@ -32,11 +38,6 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
     "on meta same_storage finds unrelated tensors sharing memory")
 assert torch.empty(0).untyped_storage().nbytes() == 0, "the storage of a freshly made empty tensor has no bytes"
 
-
-def bytes_apart(x, y):
-    """True when the byte ranges of the two storages do not overlap (memory mapped once: no byte shared)."""
-    sx, sy = x.untyped_storage(), y.untyped_storage()
-    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
 
 
 overlap_source = torch.arange(4.0)
@@ -226,7 +227,7 @@ print("same storage:", same_storage(a, b))
 assert torch.equal(a.detach(), b), "the copy must hold the same values"
 assert same_storage(a, a.detach()), "detach() must share a's memory"
 # sphinx_gallery_end_ignore
-assert not same_storage(a, b), "the copy must have its own memory"
+assert bytes_apart(a, b), "the copy must have its own memory"
 # sphinx_gallery_start_ignore
 assert bytes_apart(a, b), "the storage of a.detach().clone() shares no byte with a's"
 # sphinx_gallery_end_ignore
@@ -320,7 +321,7 @@ assert "detach().clone()" in str(caught[0].message), "the warning must recommend
 # sphinx_gallery_start_ignore
 assert len(caught) == 1, "torch.tensor(a) must warn once"
 assert caught[0].category is UserWarning, "the warning must be a UserWarning"
-assert not same_storage(a, t), "torch.tensor(a) gave a copy with its own storage"
+assert bytes_apart(a, t), "torch.tensor(a) gave a copy with its own storage"
 assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a's"
 # sphinx_gallery_end_ignore
 
@@ -365,10 +366,10 @@ for name, made_tensor in made.items():
     node = type(made_tensor.grad_fn).__name__ if made_tensor.grad_fn else None
     print(f"{name}: is a {made_tensor is a}, same storage {same_storage(a, made_tensor)}, grad_fn {node}")
 assert made["torch.as_tensor(a)"] is a and made["torch.asarray(a)"] is a, "both return a itself"
-assert not same_storage(a, by_default) and type(by_default.grad_fn).__name__ == "CloneBackward0", (
+assert bytes_apart(a, by_default) and type(by_default.grad_fn).__name__ == "CloneBackward0", (
     "torch.asarray(a, copy=True) is a copy recorded as CloneBackward0")
 outside = made["torch.asarray(a, copy=True, requires_grad=False)"]
-assert not same_storage(a, outside) and outside.grad_fn is None and not outside.requires_grad, (
+assert bytes_apart(a, outside) and outside.grad_fn is None and not outside.requires_grad, (
     "torch.asarray(a, copy=True, requires_grad=False) is a copy that needs no grad")
 assert torch.equal(outside, a.detach().clone()), "the same values as a.detach().clone()"
 # sphinx_gallery_start_ignore
@@ -396,7 +397,7 @@ for make_source in sources_that_require_grad.values():
             copy_made, switched_off, clone_made = (torch.asarray(source, copy=True),
                                                    torch.asarray(source, copy=True, requires_grad=False),
                                                    source.clone())
-        assert copy_made.requires_grad and not same_storage(source, copy_made), (
+        assert copy_made.requires_grad and bytes_apart(source, copy_made), (
             "without requires_grad, torch.asarray(x, copy=True) of a tensor that requires grad is a copy that "
             "requires grad, in every grad mode")
         graph_kept = grad_mode_made is torch.enable_grad
@@ -406,7 +407,7 @@ for make_source in sources_that_require_grad.values():
         assert clone_made.requires_grad == graph_kept, "x.clone() requires grad only with grad mode on"
         assert copy_made.is_inference() == (grad_mode_made is torch.inference_mode), (
             "under inference_mode the asarray copy is an inference tensor")
-        assert not switched_off.requires_grad and switched_off.grad_fn is None and not same_storage(
+        assert not switched_off.requires_grad and switched_off.grad_fn is None and bytes_apart(
             source, switched_off) and torch.equal(switched_off, source.detach()), (
             "torch.asarray(x, copy=True, requires_grad=False) is a copy outside the graph in every grad mode")
     source = make_source()
@@ -435,7 +436,7 @@ with torch.device("cpu:0"):
     assert all(m.device == a.device != torch.get_default_device() for m in copied_under_cpu0), (
         'under torch.device("cpu:0") the copies made by as_tensor(a) and asarray(a) are on a\'s device cpu, which '
         'does not equal the default device cpu:0')
-assert all(not same_storage(a, m) and bytes_apart(a, m) and torch.equal(m, a) for m in copied_under_cpu0), (
+assert all(bytes_apart(a, m) and bytes_apart(a, m) and torch.equal(m, a) for m in copied_under_cpu0), (
     'under torch.device("cpu:0") as_tensor(a) and asarray(a) hold a copy of a\'s values, in memory of their own')
 with torch.device("cpu"):
     assert torch.as_tensor(a) is a and torch.asarray(a) is a, 'under torch.device("cpu") as_tensor(a) and asarray(a) return a'
@@ -450,7 +451,7 @@ for emptied_ in emptied_on_meta:
         raise AssertionError('under torch.device("meta") as_tensor(a) and asarray(a) hold no values to read')
 with torch.device("cpu:0"):
     made_under_cpu0 = torch.ones(3)
-    assert str(made_under_cpu0.device) == "cpu" and not any(same_storage(made_under_cpu0, m) for m in (
+    assert str(made_under_cpu0.device) == "cpu" and all(bytes_apart(made_under_cpu0, m) for m in (
         torch.as_tensor(made_under_cpu0), torch.asarray(made_under_cpu0))), (
         'a tensor made under "cpu:0" is on "cpu", and as_tensor and asarray copy it there')
 # 源张量不是叶子张量时也一样：as_tensor 和 asarray 原样返回它，连同它的计算图。
@@ -490,8 +491,8 @@ for inference_source in inference_sources:
                 warnings.simplefilter("ignore")
                 inference_copies = [torch.asarray(inference_source, copy=True, **asarray_kwargs) for asarray_kwargs in (
                     {}, {"requires_grad": False}, {"requires_grad": True})]
-            assert not any(same_storage(inference_copy, inference_source) or inference_copy.is_inference()
-                           for inference_copy in inference_copies), (
+            assert all(bytes_apart(inference_copy, inference_source) and not inference_copy.is_inference()
+                       for inference_copy in inference_copies), (
                 "outside inference_mode, torch.asarray(x, copy=True) of an inference tensor x that requires grad raises "
                 "nothing and is an ordinary copy, with or without requires_grad=")
             assert inference_copies[0].requires_grad and inference_copies[0].is_leaf != (
@@ -615,7 +616,7 @@ print("equal:", torch.equal(the_long_way, the_short_way),
 assert (
     torch.equal(the_long_way, the_short_way) and not the_long_way.requires_grad and not the_short_way.requires_grad
 ), "a.clone().detach() equals a.detach().clone(), and neither requires grad"
-assert not same_storage(a, the_long_way) and not same_storage(a, the_short_way), "each has memory of its own"
+assert bytes_apart(a, the_long_way) and bytes_apart(a, the_short_way), "each has memory of its own"
 assert type(a.clone().grad_fn).__name__ == "CloneBackward0" and a.detach().clone().grad_fn is None, (
     "a.clone() records CloneBackward0; a.detach().clone() records no node")
 # sphinx_gallery_start_ignore

@@ -31,6 +31,14 @@ def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 
+def bytes_apart(x, y):
+    """True when the byte ranges of the two storages do not overlap: no memory shared. Different
+    storage starts (``not same_storage``) do not rule sharing out: an alias may start inside its
+    source's storage."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
+
+
 # %%
 # 画图用的辅助函数
 # ----------------
@@ -596,7 +604,7 @@ assert differ == ["t[1:].masked_scatter_(mask, t[:-1])", "torch.sum(s, 0, out=s[
 )
 # sphinx_gallery_start_ignore
 probe = torch.arange(5.0)
-assert probe.flip(0)._base is None and not same_storage(probe.flip(0), probe), "flip(0) is not a view of t"
+assert probe.flip(0)._base is None and bytes_apart(probe.flip(0), probe), "flip(0) is not a view of t"
 probe_s = probe[:4].view(2, 2)
 assert [(probe_part.storage_offset(), probe_part.numel(), probe_part.stride()) for probe_part in (probe[1:], probe[:-1])] == [
     (1, 4, (1,)), (0, 4, (1,))], (

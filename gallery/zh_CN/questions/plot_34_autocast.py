@@ -32,6 +32,14 @@ def same_storage(x, y):
     return x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 
+def bytes_apart(x, y):
+    """True when the byte ranges of the two storages do not overlap: no memory shared. Different
+    storage starts (``not same_storage``) do not rule sharing out: an alias may start inside its
+    source's storage."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
+
+
 def weight_used(model, x):
     saved = []
 
@@ -245,7 +253,7 @@ print("model.weight is weight:", model.weight is weight)
 print("same storage:", same_storage(copy, model.weight))
 print("copy equals model.weight rounded:", torch.equal(copy, model.weight.to(torch.bfloat16)))
 print("model.weight unchanged:", torch.equal(model.weight, before))
-assert copy.dtype == torch.bfloat16 and not same_storage(copy, model.weight), "the layer used a bfloat16 copy"
+assert copy.dtype == torch.bfloat16 and bytes_apart(copy, model.weight), "the layer used a bfloat16 copy"
 # sphinx_gallery_start_ignore
 assert out.dtype == torch.bfloat16 and torch.equal(copy, model.weight.to(torch.bfloat16)), (
     "out is bfloat16; copy holds model.weight rounded to bfloat16")
@@ -255,7 +263,7 @@ assert isinstance(model.weight, torch.nn.Parameter), "model.weight is still a Pa
 with torch.autocast("cpu", dtype=torch.float16):
     half_out, half_copy = weight_used(model, x)
 assert half_out.dtype == half_copy.dtype == torch.float16, "float16 autocast: a float16 copy"
-assert not same_storage(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16)), (
+assert bytes_apart(half_copy, model.weight) and torch.equal(half_copy, model.weight.to(torch.float16)), (
     "the float16 copy has memory of its own and holds model.weight rounded")
 assert model.weight.dtype == torch.float32 and torch.equal(model.weight, before), "float16: the weight unchanged"
 
@@ -302,7 +310,7 @@ assert all(cpu_autocast_outcome(other) == (torch.float32, [(UserWarning, True)])
 
 draw_memory("inside torch.autocast", **{"model.weight": model.weight, "copy": copy})
 # sphinx_gallery_start_ignore
-assert not same_storage(model.weight, copy), "model.weight and the autocast copy are on two storages"
+assert bytes_apart(model.weight, copy), "model.weight and the autocast copy are on two storages"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -401,7 +409,7 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     cached_copy_ = weight_used(cache_layer_, x)[1]
     torch.clear_autocast_cache()
     cleared_copies_ = [weight_used(cache_layer_, x)[1] for _ in range(2)]
-assert not same_storage(cleared_copies_[0], cached_copy_) and same_storage(*cleared_copies_), (
+assert bytes_apart(cleared_copies_[0], cached_copy_) and same_storage(*cleared_copies_), (
     "torch.clear_autocast_cache() empties the cache inside the region: the next pass casts again")
 with torch.autocast("cpu", dtype=torch.bfloat16):
     cached_copy_ = weight_used(cache_layer_, x)[1]
@@ -417,7 +425,7 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
         with torch.autocast("cpu", dtype=torch.bfloat16, cache_enabled=True):
             torch.set_autocast_cache_enabled(True)
         entered_under_false_ = torch.is_autocast_cache_enabled()
-assert not any(same_storage(c, cached_copy_) for c in uncached_copies_) and not same_storage(*uncached_copies_[:2]), (
+assert all(bytes_apart(c, cached_copy_) for c in uncached_copies_) and bytes_apart(*uncached_copies_[:2]), (
     "after torch.set_autocast_cache_enabled(False) in a region, every pass casts again")
 assert same_storage(back_on_copy_, cached_copy_) and same_storage(after_nested_end_[1], cached_copy_), (
     "turned back on, or at the end of the region it was turned off in, the cache gives the copy cached before")
@@ -703,7 +711,7 @@ assert len({s[0] for s in three_layer_steps(False, affine=False)}) == 1, (
 assert per_step_losses[0] == one_region_losses[0], "both runs start from the same loss"
 assert all(f < o for f, o in zip(per_step_losses[1:], one_region_losses[1:], strict=True)), "the fix falls faster at every step"
 assert all(same_storage(s[1], one_region_steps[0][1]) for s in one_region_steps), "one copy of Linear's weight"
-assert not any(same_storage(s[1], per_step_steps[0][1]) for s in per_step_steps[1:]), "a new copy at every step"
+assert all(bytes_apart(s[1], per_step_steps[0][1]) for s in per_step_steps[1:]), "a new copy at every step"
 assert all(s[2] for s in one_region_steps + per_step_steps), "LayerNorm computes with its float32 weight itself"
 torch.manual_seed(0)
 normed = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(3, 1))
@@ -840,7 +848,7 @@ for name, convert, dtype in (("model.to(torch.bfloat16)", lambda m: m.to(torch.b
     for key, p in model.named_parameters():
         print(f"  {key:<6}  is the same Parameter: {p is params[key]}  new memory: "
               f"{not same_storage(p, memories[key])}  dtype: {p.dtype}  grad: {p.grad.dtype}")
-    assert returned is model and all(p is params[key] and not same_storage(p, memories[key])
+    assert returned is model and all(p is params[key] and bytes_apart(p, memories[key])
                                      for key, p in model.named_parameters()), (
         f"{name} returns the model, whose every parameter is the same Parameter on new memory"
     )
@@ -857,7 +865,7 @@ for convert_mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
         with convert_mode():
             convert_returned = convert_call(convert_model)
         assert convert_returned is convert_model and all(
-            q is q_before and not same_storage(q, q_memory) and q.dtype == convert_dtype
+            q is q_before and bytes_apart(q, q_memory) and q.dtype == convert_dtype
             for q, q_before, q_memory in zip(convert_model.parameters(), convert_params, convert_memories, strict=True)
         ), f"{convert_mode.__name__}: every parameter of a Sequential stays the same Parameter, on new low-precision memory"
         assert not any(entry.dtype == torch.float32 for entry in convert_model.state_dict().values()), (
@@ -882,7 +890,7 @@ for source in dtypes:
     assert [target for target, r in results.items() if r is t] == [source], (
         f"t.to(dtype) returns t itself only for t's own dtype, {source}"
     )
-    assert all(not same_storage(r, t) for target, r in results.items() if target != source), (
+    assert all(bytes_apart(r, t) for target, r in results.items() if target != source), (
         f"t of {source}: t.to(dtype) of every other dtype has memory of its own"
     )
 
