@@ -324,6 +324,7 @@ from tensorfacts import (  # noqa: E402, F401
     detach_data_facts,
     detach_layout_facts,
     detach_metadata_facts,
+    dtype_change_layout_facts,
     general_facts,
     index_copy_edit_facts,
     index_kind_facts,

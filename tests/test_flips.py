@@ -565,6 +565,7 @@ FACT_FLIPS = {
     "overlapping-window-views-take-writes": "unfold() and as_strided() copy",
     "overlapping-window-edit-wrong-gradient": "unfold() and as_strided() copy",
     "deepcopy-refuses-some-leaves": "deepcopy copies only the view",
+    "dtype-change-by-layout": "to() returns its input",
     "copy-copy-of-strided-nested-shares-counter": "a nested tensor's copy.copy is rebuilt on a copy",
     "copy-copy-raises-on-some-tensors": "copy.copy takes every tensor",
     "copy-copy-sparse-coo-edit-by-operation": "a sparse tensor's mul_ writes into its values",

@@ -982,7 +982,7 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # The GAN pattern of `pytorch/pytorch#39141
 # <https://github.com/pytorch/pytorch/issues/39141>`__: both losses come from
 # one forward pass through the discriminator ``D``; ``D`` takes its step
-# between the two ``backward()`` calls. A freshly built ``Linear`` such as ``D`` has its weight
+# between the two ``backward()`` calls. Freshly built, ``D`` has its weight
 # already at version 1 (its initialisation edited it in place under ``no_grad``). The
 # forward pass saved ``D.weight`` transposed, a ``[3, 1]`` view that shares
 # its version counter (the message calls it "output 0 of AsStrided"), at

@@ -630,7 +630,18 @@ print("y.is_inference():", y.is_inference())
 print("x.grad:", x.grad, " expected:", expected)
 assert torch.equal(x.grad, expected), "a clone of the inference tensor must work in autograd"
 # sphinx_gallery_start_ignore
-assert isinstance(y._version, int), "the clone must track a version counter"
+assert not y.is_inference() and isinstance(y._version, int), "the clone is a normal tensor with a version counter"
+
+
+def clones_under_(mode_, u_):
+    with mode_():
+        return [u_.clone(memory_format=format_) for format_ in (torch.preserve_format, torch.contiguous_format)]
+
+
+assert all(not clone_.is_inference() and isinstance(clone_._version, int)
+           for mode_ in (torch.enable_grad, torch.no_grad, lambda: torch.inference_mode(False))
+           for clone_ in clones_under_(mode_, make_inference(x))), (
+    "under no_grad() and inference_mode(False) too, with either memory_format, the clone is a normal tensor")
 # sphinx_gallery_end_ignore
 
 # %%

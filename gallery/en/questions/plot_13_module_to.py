@@ -337,10 +337,13 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # on ``"cpu"``, and ``x.to("meta:0")`` gives a new tensor for one on ``"meta"``; for a GPU, see the GPU box below), and
 # neither ``copy`` nor ``memory_format`` is asked for, it returns ``x`` itself, the same object. Sparse, nested, quantized
 # and mkldnn tensors follow the same rules of dtype, device and ``copy``, ``"cpu:0"`` and ``"meta:0"`` included,
-# except for the copies their layout refuses: on an mkldnn tensor
-# (``to_mkldnn()``) ``to("cpu:0")``, ``copy=True``, ``to(torch.float64)``, ``.half()`` and ``.double()`` raise
-# ``NotImplementedError``, a quantized tensor refuses ``to(torch.float64)``, ``.float()``, ``.half()`` and
-# ``.double()`` with ``RuntimeError``, and
+# except for the copies their layout refuses. Asked with no ``memory_format`` or with ``torch.preserve_format``,
+# every change of dtype, by ``to()`` or by a method named for a dtype such as ``.half()``, ``.double()`` or
+# ``.long()``, raises ``NotImplementedError`` on an mkldnn tensor (``to_mkldnn()``) and ``RuntimeError`` on a
+# quantized tensor, ``to(torch.float32)`` and ``.float()`` included. With ``memory_format=torch.contiguous_format``,
+# a change of dtype raises ``RuntimeError`` on an mkldnn or a sparse tensor, and on a quantized tensor returns,
+# without an error, a new tensor of its old dtype. :fact:`dtype-change-by-layout` On an mkldnn tensor,
+# ``to("cpu:0")`` and ``copy=True`` raise ``NotImplementedError`` too, and
 # ``to("meta")`` raises ``NotImplementedError`` on a quantized, a strided nested or an mkldnn tensor. ``to(memory_format=torch.contiguous_format)`` returns some tensors that are not
 # contiguous as they are (a transpose, a permutation not laid out as ``channels_last`` or
 # ``channels_last_3d``, such as ``permute(0, 1, 3, 2)`` of a 4-D tensor or ``permute(0, 2, 1, 3, 4)``
@@ -860,8 +863,9 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 # way; on a GPU,
 # ``"cuda"`` matches a tensor on the current GPU),
 # ``copy=True`` is not asked for, and any ``memory_format`` asked for is ``torch.preserve_format`` or
-# the layout torch reads from its strides (mkldnn and quantized tensors refuse some of these copies, above); only the
-# returned tensor has the new dtype or device.
+# the layout torch reads from its strides (mkldnn and quantized tensors refuse some of these copies, and with
+# ``memory_format=torch.contiguous_format`` a quantized tensor's new tensor keeps the old dtype, above); only the
+# returned tensor has the new dtype or device. :fact:`dtype-change-by-layout`
 # Write ``x = x.to(...)``. Convert the model before the optimizer's first step, and before making an
 # ``Adagrad`` (it makes its state when it is made); after moving a model to ``meta``, make the
 # optimizer again: with the default ``torch.__future__`` settings, that move gives the model new

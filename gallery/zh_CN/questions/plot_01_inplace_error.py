@@ -882,7 +882,7 @@ assert "The variable in question was changed in there or anywhere later" in mess
 # -------------------------------------------------
 #
 # 这是 `pytorch/pytorch#39141 <https://github.com/pytorch/pytorch/issues/39141>`__ 里的 GAN
-# 写法：两个损失来自同一次经过判别器 ``D`` 的前向传播，而 ``D`` 在两次 ``backward()`` 之间更新了参数。像 ``D`` 这样刚建好的 ``Linear``，其权重的版本已经是
+# 写法：两个损失来自同一次经过判别器 ``D`` 的前向传播，而 ``D`` 在两次 ``backward()`` 之间更新了参数。``D`` 刚建好，其权重的版本就已经是
 # 1（初始化时在 ``no_grad`` 下原地修改过它）。前向传播保存的是转置后的 ``D.weight``：一个 ``[3, 1]``
 # 的视图，与 ``D.weight`` 共享版本计数器（报错里称它为“output 0 of AsStrided”），保存时版本为 1；``opt_D.step()``
 # 又原地修改了它一次。如果 ``opt_D`` 是 fused 优化器（``fused=True``），它的一步不会增加计数器，这里的 ``backward()``
