@@ -54,6 +54,8 @@ REFUSED = {
     "hidden-clears-a-visible-list": f"values = [1, 2]\n{START}\nvalues.clear()\n{END}",
     "hidden-backward-through-visible": (f"w = torch.ones(2, requires_grad=True)\n{START}\n"
                                         f"(w * 2).sum().backward()\n{END}"),
+    "starts-apart-said-as-no-memory-shared": 'assert not same_storage(a, b), "the copy has memory of its own"',
+    "starts-apart-in-any": 'assert not any(same_storage(a, t) for t in (b,)), "copies on new memory"',
 }
 
 ALLOWED = {
@@ -74,6 +76,8 @@ ALLOWED = {
     "hidden-getattr-of-a-value": f"{START}\nassert getattr(a, 'is_leaf')\n{END}",
     "hidden-inplace-false": f"{START}\nassert torch.nn.ReLU(inplace=False)(a).sum() == 3\n{END}",
     "hidden-inplace-on-its-own": f"{START}\nc = a * 2\ntorch.nn.ReLU(inplace=True)(c)\nassert c.sum() == 6\n{END}",
+    "starts-apart-said-of-storages": 'assert not same_storage(a, b), "an alias with a storage of its own"',
+    "no-memory-shared-by-bytes": 'assert bytes_apart(a, b), "the copy has memory of its own"',
 }
 
 
