@@ -1,13 +1,16 @@
 """The named facts behind which edits a tensor's version counter sees: the routes that bypass it (the nine silent
 rows of the table of ``questions/plot_12_version_counter``, each run under ``torch.no_grad()`` on a leaf whose old
-values a loss saved, and torch's public ``unsafe_`` splits), and the views and chains of views and ``.detach()``
-that share it (the ledger's note on ``.detach()``).
+values a loss saved, torch's public ``unsafe_`` splits, and ``view(dtype)`` taken under inference mode, an inference
+tensor), and the views and chains of views and ``.detach()`` that share it (the ledger's note on ``.detach()``).
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import copy
+from collections.abc import Callable
 
 import torch
 
@@ -83,31 +86,47 @@ SHARING_ROUTES = {
 }
 
 
-def _inference_mode_slice(a: torch.Tensor) -> torch.Tensor:
-    with torch.inference_mode():
-        return a[1:]
+def _taken_under(enter: Callable[[], contextlib.AbstractContextManager[object]],
+                 view: Callable[[torch.Tensor], torch.Tensor]) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``view``, taken inside the context ``enter`` makes."""
+    def taken(source: torch.Tensor) -> torch.Tensor:
+        with enter():
+            return view(source)
+    return taken
 
 
-#: Every operation torch documents as a view (the first table of the view operations page), by its code there, and
-#: two more: (the source it reads, the view of a source).
+#: Every operation torch documents as a view (the first table of the view operations page), by its code there:
+#: (the source it reads, the view of a source).
+_TABLE_VIEWS = {row.code: (row.source, lambda source, row=row: view_ops.apply(row, source)) for row in view_ops.VIEWS}
+#: view(dtype) of the table's float32 a, to its own dtype and to others of the same or another element size.
+DTYPE_VIEWS = {f"a.view(torch.{name})": ("a", lambda a, name=name: a.view(getattr(torch, name)))
+               for name in ("float32", "int32", "uint8", "bfloat16")}
+#: The modes a view is also taken in, besides grad mode: view(dtype) is taken only under torch.no_grad() (under
+#: inference mode it is an inference tensor: :func:`_view_dtype_under_inference_mode_uncounted`).
+TAKEN_UNDER = {"torch.no_grad()": torch.no_grad, "torch.inference_mode()": torch.inference_mode}
+#: The views of the table and view(dtype), taken with grad mode on or in a mode of ``TAKEN_UNDER``.
 VIEW_ROUTES = {
-    **{row.code: (row.source, lambda source, row=row: view_ops.apply(row, source)) for row in view_ops.VIEWS},
-    "a.view(torch.int32)": ("a", lambda a: a.view(torch.int32)),
-    "a[1:] taken under torch.inference_mode()": ("a", _inference_mode_slice),
+    **_TABLE_VIEWS, **DTYPE_VIEWS,
+    **{f"{code} taken under {mode}": (source, _taken_under(enter, view)) for mode, enter in TAKEN_UNDER.items()
+       for code, (source, view) in {**_TABLE_VIEWS, **DTYPE_VIEWS}.items()
+       if not (code in DTYPE_VIEWS and enter is torch.inference_mode)},
 }
+#: Where the edit through a view (or through the source) is made: outside the modes under torch.no_grad(), or
+#: inside torch.inference_mode().
+EDITED_UNDER = {"torch.no_grad()": torch.no_grad, "torch.inference_mode()": torch.inference_mode}
 #: The views whose elements overlap, which torch refuses to write through: increment_version stands in for the edit.
 OVERLAPPING = ("a.expand(2, 3, 4)", "a.expand_as(torch.empty(2, 3, 4))")
 #: The error backward raises instead, once the base was edited in place, for the saved views of ``BASE_ERROR_VIEWS``.
 VIEW_BASE_ERROR = "its base or another view of its base has been modified inplace"
-#: The views of ``VIEW_ROUTES`` for which backward raises ``VIEW_BASE_ERROR``, not the version counter's error, when
-#: the loss saved the view: outputs of unbind, split, split_with_sizes and chunk (one autograd node for all their
-#: outputs; tensor_split, hsplit and vsplit give each output its own), and the view taken under inference mode.
-BASE_ERROR_VIEWS = ("a.unbind()[0]", "a.split(1)[0]", "a.split_with_sizes([1, 2])[0]", "a.chunk(3)[0]",
-                    "a[1:] taken under torch.inference_mode()")
+#: The views taken with grad mode on for which backward raises ``VIEW_BASE_ERROR``, not the version counter's error,
+#: when the loss saved the view: outputs of unbind, split, split_with_sizes and chunk (one autograd node for all their
+#: outputs; tensor_split, hsplit and vsplit give each output its own). A view taken under a mode of ``TAKEN_UNDER``
+#: and saved may give either error.
+BASE_ERROR_VIEWS = ("a.unbind()[0]", "a.split(1)[0]", "a.split_with_sizes([1, 2])[0]", "a.chunk(3)[0]")
 
 
 def _edit(name: str, t: torch.Tensor) -> None:
-    if name in OVERLAPPING:
+    if name.split(" taken under ")[0] in OVERLAPPING:
         torch.autograd.graph.increment_version(t)
     else:
         t.mul_(10)
@@ -125,19 +144,48 @@ def _view_routes_caught() -> dict[str, dict[str, str]]:
     it saved the view and the source was edited."""
     seen = {}
     for name, (source_name, view) in VIEW_ROUTES.items():
-        errors = {}
-        for saved in ("source", "view"):
-            source = view_ops.make_source(source_name, "contiguous").requires_grad_()
-            made = view(source) if saved == "view" else None
-            loss = _saved_by_loss(source if made is None else made)
-            with torch.no_grad():
-                if made is None:
-                    _edit(name, view(source))
-                else:
-                    source.mul_(10)
-            errors[saved] = backward_error(loss)
-        seen[name] = errors
+        for where, enter in EDITED_UNDER.items():
+            errors = {}
+            for saved in ("source", "view"):
+                source = view_ops.make_source(source_name, "contiguous").requires_grad_()
+                made = view(source) if saved == "view" else None
+                loss = _saved_by_loss(source if made is None else made)
+                edited = view(source) if made is None else None
+                with enter():
+                    if edited is not None:
+                        _edit(name, edited)
+                    else:
+                        source.mul_(10)
+                errors[saved] = backward_error(loss)
+            seen[f"{name}, edited under {where}"] = errors
     return seen
+
+
+def _saved_view_error_as_stated(route: str, error: str) -> bool:
+    """Whether backward's error, when the loss saved the view of ``route`` ("<code>, edited under <mode>") and the
+    source was edited, is the one the fact states: either error for a view taken under a mode of ``TAKEN_UNDER``,
+    ``VIEW_BASE_ERROR`` alone for ``BASE_ERROR_VIEWS``, the version counter's error for the others."""
+    code = route.split(", edited under ")[0]
+    if " taken under " in code:
+        return VERSION_ERROR in error or VIEW_BASE_ERROR in error
+    if code in BASE_ERROR_VIEWS:
+        return VIEW_BASE_ERROR in error and VERSION_ERROR not in error
+    return VERSION_ERROR in error
+
+
+def _kinds_seen(views: dict[str, dict[str, str]]) -> str:
+    """The pairs of errors of :func:`_view_routes_caught` (saved source / saved view) counted by the mode the view
+    was taken in, with the views taken with grad mode on whose pair is not the version counter's error twice."""
+    counts: dict[str, collections.Counter[str]] = {}
+    unusual = set()
+    for route, errors in views.items():
+        code = route.split(", edited under ")[0]
+        taken = code.split(" taken under ")[1] if " taken under " in code else "grad mode"
+        kind = " / ".join(_kind(error) for error in errors.values())
+        counts.setdefault(taken, collections.Counter())[kind] += 1
+        if taken == "grad mode" and kind != "version counter / version counter":
+            unusual.add(f"{code}: {kind}")
+    return f"{ {taken: dict(kinds) for taken, kinds in counts.items()} }; taken with grad mode on, {sorted(unusual)}"
 
 
 def _kind(error: str) -> str:
@@ -149,36 +197,40 @@ def _kind(error: str) -> str:
     "en": "b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True); loss = (w * s).sum(), with w a tensor of ones "
           "that requires grad, saves s, which is b, b[1:] or b.detach(); then, under torch.no_grad(), mul_(10) on a "
           "tensor related to s by one of " + str(len(SHARING_ROUTES)) + " routes: " + ", ".join(SHARING_ROUTES)
-          + ". Then each of " + str(len(VIEW_ROUTES)) + " view operations: those of the view operations page's "
-          "first table (the views torch documents), a.view(torch.int32) and a[1:] taken under "
-          "torch.inference_mode(), each on that page's contiguous source made to require grad: a loss "
-          "(w * t).abs().sum() saves the source and mul_(10) under torch.no_grad() goes through its view, or the "
-          "loss saves the view and mul_(10) under torch.no_grad() goes through the source "
-          "(torch.autograd.graph.increment_version(view) stands in for the edit through expand and expand_as, "
-          "which torch refuses to write through). Each time loss.backward() raises an error: the version-counter "
-          "error, except when the loss saved one of the views " + ", ".join(BASE_ERROR_VIEWS[:-1]) + " and "
-          + BASE_ERROR_VIEWS[-1] + ", for which it raises only the error that \"its base or another view of its "
-          "base has been modified inplace\" (the outputs of tensor_split, hsplit and vsplit, which also return "
-          "several views, give the version-counter error).",
+          + ". Then the views of " + str(len(_TABLE_VIEWS)) + " view operations, those of the view operations "
+          "page's first table (the views torch documents), and of " + ", ".join(DTYPE_VIEWS) + ", each taken with "
+          "grad mode on and under torch.no_grad(), and the table's views under torch.inference_mode() too ("
+          + str(len(VIEW_ROUTES)) + " in all), each from that page's contiguous source made to require grad: a loss "
+          "(w * t).abs().sum() saves the source and mul_(10) goes through its view, or the loss saves the view and "
+          "mul_(10) goes through the source, each edit made once under torch.no_grad() and once inside "
+          "torch.inference_mode() (torch.autograd.graph.increment_version(view) stands in for the edit through "
+          "expand and expand_as, which torch refuses to write through). Each time loss.backward() raises an error: "
+          "the version-counter error, except when the loss saved the view: for the views "
+          + ", ".join(BASE_ERROR_VIEWS[:-1]) + " and " + BASE_ERROR_VIEWS[-1] + " taken with grad mode on it "
+          "raises only the error that \"its base or another view of its base has been modified inplace\" (the "
+          "outputs of tensor_split, hsplit and vsplit, which also return several views, give the version-counter "
+          "error), and for a view taken under torch.no_grad() or torch.inference_mode() one of the two errors.",
     "zh_CN": "b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)；loss = (w * s).sum()（w 是需要梯度的全 1 张量）"
              "保存了 s，s 是 b、b[1:] 或 b.detach()；然后在 torch.no_grad() 下，对与 s 有下列 "
              + str(len(SHARING_ROUTES)) + " 种关系之一的张量调用 mul_(10)：被保存的张量本身、它的视图、它的基张量、"
              "基张量的视图、它的 .detach()、它的视图的 .detach()、它的 .detach() 的视图、它的 .detach() 的 .detach()、"
              "基张量的 .detach()、它从中 detach 出来的那个张量、那个张量的视图、那个张量的 .detach()。"
-             "再逐一运行 " + str(len(VIEW_ROUTES)) + " 种视图操作：“视图操作一览”那一页第一张表中的操作"
-             "（torch 文档列为视图的操作），以及 a.view(torch.int32) 和在 torch.inference_mode() 下取的 a[1:]，"
-             "各自作用于那一页的连续源张量（设为需要梯度）：损失 (w * t).abs().sum() 保存源张量，"
-             "在 torch.no_grad() 下经由它的视图调用 mul_(10)；或者损失保存视图，"
-             "在 torch.no_grad() 下经由源张量调用 mul_(10)（expand 和 expand_as 的视图 torch 拒绝写入，"
-             "由 torch.autograd.graph.increment_version(view) 代替这次修改）。"
-             "每一次 loss.backward() 都报错：损失保存的视图是 " + "、".join(BASE_ERROR_VIEWS[:-1])
-             + " 或在 torch.inference_mode() 下取的 a[1:] 时，只报“its base or another view of its base has been "
-             "modified inplace”；其余情况都报版本计数器错误（tensor_split、hsplit 和 vsplit 同样返回多个视图，"
-             "它们的输出报的也是版本计数器错误）。",
-}, {"en": f"{len(SHARING_ROUTES)} routes and {len(VIEW_ROUTES)} view operations both ways, float32 (the complex "
-          "source complex64), on the CPU",
-    "zh_CN": f"{len(SHARING_ROUTES)} 种关系和 {len(VIEW_ROUTES)} 种视图操作的两个方向，float32（复数源张量为 "
-             "complex64），在 CPU 上"})
+             "再取 " + str(len(_TABLE_VIEWS)) + " 种视图操作（“视图操作一览”那一页第一张表中的操作，"
+             "即 torch 文档列为视图的操作）以及 " + "、".join(DTYPE_VIEWS) + " 给出的视图，每种都在梯度模式下和 "
+             "torch.no_grad() 下各取一次，表中的操作还在 torch.inference_mode() 下取一次（共 "
+             + str(len(VIEW_ROUTES)) + " 种），都取自那一页的连续源张量（设为需要梯度）：损失 (w * t).abs().sum() "
+             "保存源张量，经由它的视图调用 mul_(10)；或者损失保存视图，经由源张量调用 mul_(10)；"
+             "每次修改都在 torch.no_grad() 下和 torch.inference_mode() 里各做一次（expand 和 expand_as 的视图 "
+             "torch 拒绝写入，由 torch.autograd.graph.increment_version(view) 代替这次修改）。"
+             "每一次 loss.backward() 都报错，报的是版本计数器错误，只有损失保存视图时例外：在梯度模式下取的 "
+             + "、".join(BASE_ERROR_VIEWS[:-1]) + " 和 " + BASE_ERROR_VIEWS[-1]
+             + " 只报“its base or another view of its base has been modified inplace”（tensor_split、hsplit 和 "
+             "vsplit 同样返回多个视图，它们的输出报的是版本计数器错误）；在 torch.no_grad() 或 "
+             "torch.inference_mode() 下取的视图报这两种错误之一。",
+}, {"en": f"{len(SHARING_ROUTES)} routes and {len(VIEW_ROUTES)} views both ways, each edit under torch.no_grad() and "
+          "inside torch.inference_mode(), float32 (the complex source complex64), on the CPU",
+    "zh_CN": f"{len(SHARING_ROUTES)} 种关系和 {len(VIEW_ROUTES)} 种视图的两个方向，每次修改在 torch.no_grad() 下和 "
+             "torch.inference_mode() 里各做一次，float32（复数源张量为 complex64），在 CPU 上"})
 def _version_counter_shared_by_views_and_detach() -> Fact:
     """Views and .detach() share one version counter in either direction and through chains of both, whatever
     view operation made the view: an edit through any of them after the save is caught."""
@@ -191,17 +243,13 @@ def _version_counter_shared_by_views_and_detach() -> Fact:
             related(b, s).mul_(10)
         seen[name] = backward_error(loss)
     views = _view_routes_caught()
-    base_error = {name: VIEW_BASE_ERROR in errors["view"] and VERSION_ERROR not in errors["view"]
-                  for name, errors in views.items()}
     caught = all(VERSION_ERROR in error for error in seen.values()) and all(
-        VERSION_ERROR in errors["source"] and (base_error[name] if name in BASE_ERROR_VIEWS
-                                               else VERSION_ERROR in errors["view"])
-        for name, errors in views.items()) and set(BASE_ERROR_VIEWS) <= set(views)
+        VERSION_ERROR in errors["source"] and _saved_view_error_as_stated(route, errors["view"])
+        for route, errors in views.items()) and set(BASE_ERROR_VIEWS) <= {route.split(", edited")[0] for route in views}
     return Fact(caught,
                 "backward raised the version-counter error, per route: "
                 + str({name: VERSION_ERROR in error for name, error in seen.items()})
-                + "; per view operation, the error when the source was saved / when the view was: "
-                + str({name: " / ".join(_kind(error) for error in errors.values()) for name, errors in views.items()}))
+                + f"; the error when the source was saved / when the view was: {_kinds_seen(views)}")
 
 
 #: The second output of an unsafe split or chunk of the leaf b, made under torch.no_grad().
@@ -254,3 +302,89 @@ def _unsafe_split_shares_memory_not_counter() -> Fact:
     return Fact(silent and not uncalled,
                 f"public unsafe_ functions and methods not called: {uncalled}; "
                 f"(b, b._version, backward error, b.grad) per call: {seen}; true gradient [2.0, 4.0, 6.0, 8.0]")
+
+
+#: Tensors that are not inference tensors, made outside inference mode: view(dtype) of each, taken under
+#: torch.inference_mode(), is an inference tensor.
+NORMAL_SOURCES = {
+    "a leaf that requires grad": lambda: torch.ones(4, requires_grad=True),
+    "its .detach()": lambda: torch.ones(4, requires_grad=True).detach(),
+    "a non-leaf": lambda: torch.ones(4, requires_grad=True) * 1,
+    "a view of a leaf, [4:] of 8 elements": lambda: torch.ones(8, requires_grad=True)[4:],
+    "a Parameter": lambda: torch.nn.Parameter(torch.ones(4)),
+    "a plain tensor": lambda: torch.ones(4),
+    "a meta tensor": lambda: torch.ones(4, device="meta"),
+    "an int64 tensor": lambda: torch.ones(4, dtype=torch.int64),
+    "a complex64 tensor": lambda: torch.ones(4, dtype=torch.complex64),
+}
+#: The edits made inside torch.inference_mode() after loss = (base * base).sum(): through view(dtype) of base or of
+#: base.detach(), to float32 (multiplied by 10) or to int32 (1 << 23 added to each float's bits, which doubles it).
+INFERENCE_DTYPE_EDITS = {
+    "base.view(torch.float32)": (lambda b: b.view(torch.float32).mul_(10), 10.0),
+    "base.detach().view(torch.float32)": (lambda b: b.detach().view(torch.float32).mul_(10), 10.0),
+    "base.view(torch.int32)": (lambda b: b.view(torch.int32).add_(1 << 23), 2.0),
+    "base.detach().view(torch.int32)": (lambda b: b.detach().view(torch.int32).add_(1 << 23), 2.0),
+}
+
+
+def _dtype_views_not_inference() -> tuple[list[str], int]:
+    """The view(dtype) calls, taken under torch.inference_mode() on each of ``NORMAL_SOURCES`` for every dtype of
+    torch, that raised or did not return an inference tensor in the source's memory; and how many calls were made."""
+    wrong, ran = [], 0
+    for name, make in NORMAL_SOURCES.items():
+        source = make()
+        for dtype in dict.fromkeys(v for v in vars(torch).values() if isinstance(v, torch.dtype)):
+            ran += 1
+            with torch.inference_mode():
+                try:
+                    view = source.view(dtype)
+                except (RuntimeError, NotImplementedError) as exc:
+                    wrong.append(f"{name}.view({dtype}): {type(exc).__name__}")
+                    continue
+            if not view.is_inference() or not view.untyped_storage().data_ptr() == source.untyped_storage().data_ptr():
+                wrong.append(f"{name}.view({dtype})")
+    return wrong, ran
+
+
+@fact("view-dtype-under-inference-mode-uncounted", {
+    "en": "Under torch.inference_mode(), calls view(dtype) for every dtype of torch (each torch.dtype among torch's "
+          "attributes) on tensors that are not inference tensors, made outside the mode: " + ", ".join(NORMAL_SOURCES)
+          + " (four elements each): each call runs and returns an inference tensor in the source's memory. Then "
+          "base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True); loss = (base * base).sum() saves base; "
+          "inside torch.inference_mode(), "
+          "one edit goes through " + ", ".join(INFERENCE_DTYPE_EDITS) + " (mul_(10) on float32, add_(1 << 23) on "
+          "int32, which doubles each float): each time base's values change, base._version stays 0, "
+          "loss.backward() raises nothing, and base.grad is 2 * base at the edited values, not [2, 4, 6].",
+    "zh_CN": "在 torch.inference_mode() 下，对在该模式之外创建的非推理张量调用 view(dtype)，dtype 取 torch 的每种 "
+             "dtype（torch 属性中的每个 torch.dtype），张量为需要梯度的叶子张量、它的 .detach()、非叶子张量、"
+             "叶子张量的视图（8 个元素的 [4:]）、Parameter、普通张量、meta 张量、int64 张量和 complex64 张量"
+             "（各 4 个元素）：每次调用都能执行，返回的都是源张量内存上的推理张量。"
+             "然后 base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)；loss = (base * base).sum() 保存了 base；"
+             "在 torch.inference_mode() 里经由 "
+             + "、".join(INFERENCE_DTYPE_EDITS) + " 之一做一次修改（float32 上 mul_(10)，int32 上 add_(1 << 23)，"
+             "即把每个浮点数翻倍）：每一次 base 的数值都变了，base._version 仍为 0，loss.backward() 不报错，"
+             "base.grad 是按修改后的数值算出的 2 * base，而不是 [2, 4, 6]。",
+}, {"en": f"{len(NORMAL_SOURCES)} sources and every dtype of torch, then {len(INFERENCE_DTYPE_EDITS)} edits of a "
+          "float32 base, on the CPU (one source on meta)",
+    "zh_CN": f"{len(NORMAL_SOURCES)} 种源张量和 torch 的每种 dtype，再对 float32 的 base 做 "
+             f"{len(INFERENCE_DTYPE_EDITS)} 种修改，在 CPU 上（一种源张量在 meta 上）"})
+def _view_dtype_under_inference_mode_uncounted() -> Fact:
+    """view(dtype) taken under inference mode is an inference tensor: it has no version counter, so an edit through
+    it inside the mode after a save goes unnoticed and the gradient is wrong."""
+    wrong, ran = _dtype_views_not_inference()
+    seen = {}
+    for name, (edit, factor) in INFERENCE_DTYPE_EDITS.items():
+        base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        loss = (base * base).sum()  # saves base; its gradient is 2 * base = [2, 4, 6]
+        with torch.inference_mode():
+            edit(base)
+        values, version, error = base.detach().tolist(), base._version, backward_error(loss)
+        grad = base.grad.tolist() if base.grad is not None else None
+        seen[name] = (values, version, error, grad,
+                      values == [factor, 2 * factor, 3 * factor] and grad == [2 * factor, 4 * factor, 6 * factor])
+    silent = all(version == 0 and not error and as_edited for _, version, error, _, as_edited in seen.values())
+    return Fact(not wrong and silent,
+                f"{ran} view(dtype) calls; raised, or not an inference tensor in the source's memory: "
+                f"{wrong or 'none'}; "
+                f"(base, base._version, backward error, base.grad, edited and 2 * base) per edit: {seen}; "
+                "true gradient [2.0, 4.0, 6.0]")

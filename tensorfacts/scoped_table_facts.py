@@ -193,6 +193,62 @@ def _reshape_views(case: Case) -> tuple[tuple[str, ...], bool, bool]:
     return reshape_views(case)
 
 
+# --- flatten() with nothing to merge returns the tensor itself -----------------------------------
+
+#: The calls that merge dimensions start_dim to end_dim = d of t, a tensor of n >= 1 dimensions: named by their
+#: code, each returns its result or None where it does not apply (flatten(d) merges d to the last dimension).
+_UNMERGED: dict[str, Callable[[torch.Tensor, int], torch.Tensor | None]] = {
+    "t.flatten(d, d)": lambda t, d: t.flatten(d, d),
+    "t.flatten(start_dim=d, end_dim=d)": lambda t, d: t.flatten(start_dim=d, end_dim=d),
+    "torch.flatten(t, d, d)": lambda t, d: torch.flatten(t, d, d),
+    "t.flatten(d), d the last dimension": lambda t, d: t.flatten(d) if d in (-1, t.dim() - 1) else None,
+    "t.flatten(), t 1-d": lambda t, d: t.flatten() if t.dim() == 1 else None,
+}
+
+
+def flatten_unmerged(case: Case) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(The calls of :data:`_UNMERGED` that do not return the tensor t itself, t being each kind of :data:`KINDS`
+    made from a in each layout of :data:`LAYOUTS`, and each tensor of :func:`other_tensors` of the strided layout,
+    in each grad mode of :data:`GRAD_MODES`; the kinds of other tensor expected among those, quantized and on the
+    CPU nested strided, that none was)."""
+    _, a = case.build()
+    tensors = {f"{layout.replace('t', kind, 1)}": lay(make(a)) for kind, make in KINDS.items()
+               for layout, lay in LAYOUTS.items()}
+    tensors |= {name: t for name, t in other_tensors(a.device.type).items() if t.layout == torch.strided}
+    wrong = []
+    for mode, enter in GRAD_MODES.items():
+        with enter():
+            for name, t in tensors.items():
+                for d in range(-t.dim(), t.dim()):
+                    wrong += [f"{code} of {name}, d={d}, {mode}" for code, call in _UNMERGED.items()
+                              if (result := call(t, d)) is not None and result is not t]
+    expected = ("quantized", "nested strided") if a.device.type == "cpu" else ("quantized",)
+    return tuple(wrong), tuple(kind for kind in expected if not any(name.endswith(kind) for name in tensors))
+
+
+@scoped_fact("flatten-unmerged-returns-itself", {
+    "en": "With grad mode on, under torch.no_grad() and inside torch.inference_mode(), merges dimension d of a "
+          "tensor t with itself, for every d from -t.dim() to t.dim() - 1: t.flatten(d, d), "
+          "t.flatten(start_dim=d, end_dim=d), torch.flatten(t, d, d), t.flatten(d) when d is the last dimension and "
+          "t.flatten() when t is 1-d; each returns t itself. t is a, an int64, a bool, a conjugate complex64 tensor "
+          "made from it and the conjugate's imaginary part (negative bit), each laid out seven ways (itself, [::2], "
+          "expand(4, 3) and its transpose, [:, None].expand(3, 4), and the empty [:0].expand(3, 0) and its "
+          "transpose), and a tensor of the strided layout of every dtype of torch (each torch.dtype among torch's "
+          "attributes) on a's device: a quantized dtype quantized per tensor, and per channel where torch takes it "
+          "(torch.empty on meta), and on the CPU a nested tensor of the strided layout too.",
+    "zh_CN": "在梯度模式下、torch.no_grad() 下和 torch.inference_mode() 里，把张量 t 的第 d 维与自身合并，"
+             "d 取 -t.dim() 到 t.dim() - 1 的每个值：t.flatten(d, d)、t.flatten(start_dim=d, end_dim=d)、"
+             "torch.flatten(t, d, d)，d 是最后一维时还有 t.flatten(d)，t 是一维时还有 t.flatten()；"
+             "每次返回的都是 t 本身。t 取 a，以及由它做出的 int64 张量、bool 张量、共轭的 complex64 张量及其虚部"
+             "（负号位），这五个张量各排成七种布局（本身、[::2]、expand(4, 3) 及其转置、[:, None].expand(3, 4)，"
+             "以及空的 [:0].expand(3, 0) 及其转置）；还取 a 所在设备上 torch 每种 dtype（torch 属性中的每个 "
+             "torch.dtype）的 strided 布局张量：量化 dtype 按张量量化，torch 支持时还按通道量化（在 meta 上用 "
+             "torch.empty），在 CPU 上还有 strided 布局的嵌套张量。",
+}, lambda case: ((), ()))
+def _flatten_unmerged(case: Case) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return flatten_unmerged(case)
+
+
 # --- Operations that save their output ------------------------------------------------------------
 
 #: The output savers of the "what operations save" table, with the options they take.

@@ -171,8 +171,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
             "en": "`reshape()`, `reshape_as()` and `flatten()` return a view when strides can express the new shape "
                 "over the source's memory (when `view()` of that shape would run), and a copy otherwise; "
                 "`flatten()` returns the tensor itself when there is nothing to merge (`start_dim` and `end_dim` "
-                "name the same dimension of a tensor of one dimension or more), as `flatten()` of a 1-d tensor and "
-                "`flatten(1)` of a 2-d one do. For the "
+                "name the same dimension of a tensor of the default strided layout with one dimension or more), as "
+                "`flatten()` of a 1-d tensor and `flatten(1)` of a 2-d one do. For the "
                 "shapes of the table, that is a view of the contiguous source and a copy of the non-contiguous one; "
                 "other shapes give views of a non-contiguous source too (`a.reshape(3, 2, 2)` of the "
                 "non-contiguous `a`, `a.t().reshape(2, 2, 3)` of the contiguous one), and writes through them reach "
@@ -184,8 +184,9 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "itself; on the non-contiguous one `a.contiguous()` copies. On both layouts, "
                 "`a.to(torch.float64)` copies, and so does indexing with a list of Python integers or a mask.",
             "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 在源张量的内存上能用步长表示出新形状时"
-                "（也就是同一形状的 `view()` 能执行时）返回视图，否则返回副本；没有维度可合并时"
-                "（对至少一维的张量，`start_dim` 和 `end_dim` 是同一维），`flatten()` 返回的就是这个张量本身，"
+                "（也就是同一形状的 `view()` 能执行时）返回视图，否则返回副本；对默认的 strided 布局下"
+                "至少一维的张量，没有维度可合并时（`start_dim` 和 `end_dim` 是同一维），"
+                "`flatten()` 返回的就是这个张量本身，"
                 "比如一维张量的 `flatten()`、二维张量的 `flatten(1)`。对表中的形状，"
                 "连续的源张量得到视图，不连续的得到副本；换成别的形状，不连续的源张量也会得到视图"
                 "（不连续的 `a` 的 `a.reshape(3, 2, 2)`、连续的 `a` 的 `a.t().reshape(2, 2, 3)`），"
@@ -198,7 +199,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`a.to(torch.float64)`、用由 Python 整数组成的列表或掩码做索引，在两种布局下都会复制。",
         },
         _maybe,
-        facts=("reshape-view-when-strides-allow", "reshape-view-exactly-when-view-runs", "noop-conversions-return-a"),
+        facts=("reshape-view-when-strides-allow", "reshape-view-exactly-when-view-runs",
+               "flatten-unmerged-returns-itself", "noop-conversions-return-a"),
     ),
 )
 

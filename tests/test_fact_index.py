@@ -65,7 +65,6 @@ def test_a_quoted_torch_message_keeps_its_backquotes(code):
 #: Cases a fact runs besides its main list, by the words that name them in each edition's "What it runs".
 RUN_BESIDES = {
     "dense-tensor-reads-storage-by-layout": {"en": "z.conj().imag", "zh_CN": "z.conj().imag"},
-    "reshape-view-when-strides-allow": {"en": "flatten with nothing to merge", "zh_CN": "没有维度可合并时"},
     "advanced-index-read-copies": {"en": "0-d int64", "zh_CN": "零维 int64"},
 }
 

@@ -313,14 +313,18 @@ def _data_unsafe() -> Result:
               "`loss = (base * base).sum()`, `base[1:].detach().mul_(10)` and `base.detach()[1:].mul_(10)` are "
               "caught; when the loss saved `d = base.detach()`, so is `base.mul_(10)` under `torch.no_grad()`). "
               "The same holds for the result of every operation torch documents as a view ([the first table of the "
-              "view operations page](ref:views-documented)), for `view(dtype)`, and for a view taken under "
-              "`torch.inference_mode()`. "
+              "view operations page](ref:views-documented)), taken with grad mode on, under `torch.no_grad()` or "
+              "under `torch.inference_mode()`, and for `view(dtype)` taken outside `torch.inference_mode()`. "
               "The public `unsafe_` functions of torch, `torch.unsafe_split()`, `torch.unsafe_split_with_sizes()` "
               "and `torch.unsafe_chunk()` (and the tensor methods of the same names), are outside it: their outputs "
               "share memory with the source, as `split()`'s views do, but not its counter, so after "
               "`loss = (base * base).sum()` an edit through `base.detach().unsafe_split(2)[1]` goes unnoticed and "
-              "the gradient is wrong. Other routes to the memory are outside it too, among them `.data`, "
-              "`.numpy()` and the others of [the version-counter page's table](ref:questions-version-counter): a write "
+              "the gradient is wrong. `view(dtype)` taken under `torch.inference_mode()` is outside it too: of a "
+              "tensor that is not an inference tensor it returns an inference tensor, which has no version counter, "
+              "so after `loss = (base * base).sum()` an edit made inside the mode through "
+              "`base.detach().view(torch.float32)` goes unnoticed and the gradient is wrong. Other routes to the "
+              "memory are outside it too, among them `.data`, `.numpy()` and the others of [the version-counter "
+              "page's table](ref:questions-version-counter): a write "
               "through `.detach().numpy()` after the save moves no version counter, goes unnoticed, and the "
               "gradient can be wrong (it is after `loss = (a * a).sum()`). When autograd saved the tensor under "
               "`torch.autograd.graph.save_on_cpu()`, or under saved tensors hooks that pack and unpack it unchanged, "
@@ -338,12 +342,16 @@ def _data_unsafe() -> Result:
                  "`base.detach()[1:].mul_(10)` 都会被发现；损失保存的是 `d = base.detach()` 时，在 "
                  "`torch.no_grad()` 下执行 `base.mul_(10)` 也会被发现）。torch 文档列为视图的每一种操作"
                  "（[“视图操作一览”那一页的第一张表](ref:views-documented)）给出的视图，"
-                 "`view(dtype)` 给出的视图，以及在 "
-                 "`torch.inference_mode()` 下取的视图，也都共享这个计数器。torch 的公开 `unsafe_` 函数，即 "
+                 "无论是在梯度模式下、`torch.no_grad()` 下还是 `torch.inference_mode()` 下取的，"
+                 "以及在 `torch.inference_mode()` 之外由 `view(dtype)` 给出的视图，也都共享这个计数器。"
+                 "torch 的公开 `unsafe_` 函数，即 "
                  "`torch.unsafe_split()`、`torch.unsafe_split_with_sizes()` 和 `torch.unsafe_chunk()`"
                  "（以及同名的张量方法），不在此列：它们的输出像 `split()` 的视图一样与源张量共享内存，"
                  "却不共享它的计数器，所以 `loss = (base * base).sum()` 之后，经由 "
-                 "`base.detach().unsafe_split(2)[1]` 做的修改不会被发现，梯度是错的。通往这块内存的其他途径"
+                 "`base.detach().unsafe_split(2)[1]` 做的修改不会被发现，梯度是错的。在 `torch.inference_mode()` 下"
+                 "取的 `view(dtype)` 也不在此列：对非推理张量调用它，返回的是推理张量，推理张量没有版本计数器，"
+                 "所以 `loss = (base * base).sum()` 之后，在这个模式里经由 `base.detach().view(torch.float32)` "
+                 "做的修改不会被发现，梯度是错的。通往这块内存的其他途径"
                  "也不在此列，其中包括 `.data`、`.numpy()` 以及 "
                  "[“版本计数器”那一页表中的其余途径](ref:questions-version-counter)："
                  "保存之后通过 `.detach().numpy()` "
@@ -370,7 +378,8 @@ def _detach_safe() -> Result:
     if a.grad.tolist() == right:
         return Result(HOLDS, wrong_gradient(a.grad.tolist(), right, silent=False))
     for fact_id in ("version-counter-shared-by-views-and-detach", "unsafe-split-shares-memory-not-counter",
-                    "counter-bypass-edits-silent", "detach-edit-before-save", "saved-tensor-hooks-hide-edit"):
+                    "view-dtype-under-inference-mode-uncounted", "counter-bypass-edits-silent",
+                    "detach-edit-before-save", "saved-tensor-hooks-hide-edit"):
         checked = run_fact(fact_id)
         if not checked.holds:  # the note says so: it must stay true
             raise AssertionError(f"the note is out of date: {checked.trace}")

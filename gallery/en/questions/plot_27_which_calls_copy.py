@@ -454,9 +454,10 @@ assert not any(sources[name][0]().is_contiguous() for name in ("a.t()", "arange(
 # ------------------------
 #
 # ``flatten`` follows the same rule: of the non-contiguous ``y = x[:, 1:]``, ``y.flatten(1)`` is a
-# view, while ``y.flatten()`` copies, and so does ``a.t().flatten()``. On a 1-d tensor ``flatten()``
-# returns the tensor itself. ``view`` accepts a shape exactly where ``reshape`` and ``flatten`` give
-# a view, and raises where they copy, with the message quoted above.
+# view, while ``y.flatten()`` copies, and so does ``a.t().flatten()``. On a 1-d tensor of the default
+# strided layout ``flatten()`` returns the tensor itself (:fact:`flatten-unmerged-returns-itself`).
+# ``view`` accepts a shape exactly where ``reshape`` and ``flatten`` give a view, and raises where
+# they copy, with the message quoted above.
 
 y = x[:, 1:]
 flat = {
@@ -544,7 +545,8 @@ assert w.t().clone().stride() == w.t().stride() != w.t().contiguous().stride(), 
 # ``memory_format``) copies only a non-contiguous tensor, and returns a contiguous one itself. ``clone()`` always copies, with the
 # source's strides where the source is dense, so its result may still refuse ``view``. ``reshape``
 # and ``flatten`` give a view or a copy by the strides, not by the source's contiguity (``flatten``
-# returns the tensor itself when ``start_dim`` and ``end_dim`` name the same dimension: ``flatten()`` of
-# a 1-d tensor, ``flatten(1)`` of a 2-d one; of a 0-d tensor, which has no dimension, ``flatten()``
+# returns a tensor of the default strided layout itself when ``start_dim`` and ``end_dim`` name the same
+# dimension: ``flatten()`` of a 1-d tensor, ``flatten(1)`` of a 2-d one, :fact:`flatten-unmerged-returns-itself`;
+# of a 0-d tensor, which has no dimension, ``flatten()``
 # returns a new one-element view): where the
 # difference matters, say which one you want with ``view`` or with a contiguous ``clone``.
