@@ -546,7 +546,8 @@ assert w.t().clone().stride() == w.t().stride() != w.t().contiguous().stride(), 
 # source's strides where the source is dense, so its result may still refuse ``view``. ``reshape``
 # and ``flatten`` give a view or a copy by the strides, not by the source's contiguity (``flatten``
 # returns a tensor of the default strided layout itself when ``start_dim`` and ``end_dim`` name the same
-# dimension: ``flatten()`` of a 1-d tensor, ``flatten(1)`` of a 2-d one, :fact:`flatten-unmerged-returns-itself`;
+# dimension: ``flatten()`` of a 1-d tensor, ``flatten(1)`` of a 2-d one;
 # of a 0-d tensor, which has no dimension, ``flatten()``
 # returns a new one-element view): where the
 # difference matters, say which one you want with ``view`` or with a contiguous ``clone``.
+# :fact:`flatten-unmerged-returns-itself`
