@@ -18,9 +18,12 @@ both halves of that promise, and shows edits in either direction staying put.
 # the same address (whether they also share an element is another question:
 # :ref:`questions-memory-overlap`). Different starts do not by themselves rule out shared memory
 # (:ref:`copying-alias` shows aliases whose storages start inside their source's), so where this page
-# prints ``same storage`` ``False`` for a copy of ``a``, a hidden check also finds that the copy's storage
-# and ``a``'s share no byte. (A storage of no bytes, such as that of a freshly made empty tensor
+# prints ``same storage`` ``False`` for a copy of ``a``, a check with ``bytes_apart`` (below) also finds that the
+# copy's storage and ``a``'s share no byte. (A storage of no bytes, such as that of a freshly made empty tensor
 # (``torch.empty(0)``), has no memory to share, so the helper is not meant for one.)
+#
+# ``bytes_apart`` tells whether two tensors' storages do not overlap at all, that is, whether no memory is
+# shared.
 
 import warnings
 

@@ -17,7 +17,10 @@ does not exist: a loss computed from the clone sends its gradient back to ``a``.
 # Helpers for the whole page
 # --------------------------
 #
-# ``same_storage`` compares where two storages start. Different starts do not by themselves rule out
+# ``same_storage`` compares where two storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
+# Different starts do not by themselves rule out
 # shared memory (:ref:`copying-alias` shows aliases whose storages start inside their source's), so where
 # this page prints ``same storage`` ``False`` for the clone, a hidden check also finds that the clone's
 # storage and ``a``'s share no byte. ``read_grad`` reads

@@ -16,6 +16,8 @@ mistakes in its code, and contrasts it with the in-place update under
 # --------------------------
 #
 # ``same_storage`` compares where two storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import warnings
 

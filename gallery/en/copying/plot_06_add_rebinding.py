@@ -16,6 +16,8 @@ contrasts the rebinding with the in-place ``a.add_(1)``, which keeps ``c`` and
 # --------------------------
 #
 # ``same_storage`` compares where two storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import torch
 

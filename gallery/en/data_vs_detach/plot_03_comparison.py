@@ -16,6 +16,9 @@ only in the author's meaning of a word), and one does not hold as stated.
 # Most checks below start from ``out = a.sigmoid()``, the tensor the
 # article detaches; the others say what they start from. They use the same helpers ``show`` and ``same_storage`` as
 # on :ref:`the first page <data-vs-detach-data>`.
+#
+# ``bytes_apart`` tells whether two tensors' storages do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 import inspect
 
 import torch

@@ -33,6 +33,9 @@ memory (``.to("cpu", copy=True)``; a GPU box checks ``.cpu()`` on a GPU where to
 # one SGD step on a fixed batch, editing the parameters in place. The seed
 # fixes the model's random initial weights, so the numbers below are the same
 # on every run.
+#
+# ``bytes_apart`` tells whether two tensors' storages do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 import copy
 import io
 

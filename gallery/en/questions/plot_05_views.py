@@ -38,6 +38,9 @@ mode on outside ``torch.inference_mode()``, an autograd history
 # ``detach()``, ``view(dtype)`` and a sparse tensor's ``indices()`` set none either, nor do ``.real`` of a real
 # tensor, ``.mT`` of a 0-d tensor and ``.H``, ``.mH`` and ``adjoint()`` of a 0-d real tensor, which return the
 # tensor itself: checked in the section on ``_base`` below).
+#
+# ``bytes_apart`` tells whether two tensors' storages do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 import torch
 
 

@@ -26,6 +26,9 @@ does copy means for autograd (``ToCopyBackward0``).
 # %%
 # Helpers
 # -------
+#
+# ``bytes_apart`` tells whether two tensors' storages do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 import warnings
 
 import torch

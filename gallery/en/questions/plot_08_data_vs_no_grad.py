@@ -36,7 +36,10 @@ parameter's shape silently. It answers
 # Helpers for the whole page
 # --------------------------
 #
-# ``same_storage`` compares where two storages start. ``true_grad`` is what calculus says the
+# ``same_storage`` compares where two storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
+# ``true_grad`` is what calculus says the
 # gradient of ``(w * w).sum()`` is at the original weights, computed by ``torch.func.grad``.
 
 import torch

@@ -32,6 +32,8 @@ values without moving it.
 # --------------------------
 #
 # ``same_storage`` compares where two storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import copy
 

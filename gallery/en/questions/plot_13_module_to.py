@@ -31,7 +31,10 @@ exactly when ``tensor.to()`` hands back the tensor itself, what ``module.to()`` 
 # Helpers
 # -------
 #
-# ``same_storage`` compares where two tensors' storages start. The seed fixes the random weights and
+# ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
+# The seed fixes the random weights and
 # inputs, so the numbers below are the same on every run.
 
 import warnings

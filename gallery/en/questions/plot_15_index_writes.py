@@ -39,6 +39,8 @@ loop. The common operations that return a view are measured in the table :doc:`/
 # -------
 #
 # ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import copy
 

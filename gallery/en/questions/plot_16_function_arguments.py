@@ -28,7 +28,10 @@ steps.
 # Helpers
 # -------
 #
-# ``same_storage`` compares where two tensors' storages start. The seed fixes the random weights and
+# ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
+# The seed fixes the random weights and
 # data, so the numbers below are the same on every run.
 
 import copy

@@ -24,6 +24,8 @@ per class, then sorts the usual ways of copying a container: ``list.copy()``, ``
 # -------
 #
 # ``same_storage`` compares the addresses where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import copy
 

@@ -29,6 +29,9 @@ restore with it, checked against the steps training took the first time.
 # A linear model without bias learns ``y = 2 x0 - x1`` from four rows. ``train`` runs SGD steps
 # and returns the loss before each step. ``same_storage`` compares the addresses where two tensors'
 # storages start.
+#
+# ``bytes_apart`` tells whether two tensors' storages do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import copy
 

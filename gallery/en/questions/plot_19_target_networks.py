@@ -31,6 +31,9 @@ formula, and what ``torch.optim.swa_utils.AveragedModel`` copies and averages.
 # Q-learning on a fixed batch: the goal of each value is ``reward + 0.9 * max target(next state)``,
 # computed without gradient; the step returns that goal. ``same_storage`` compares the addresses
 # where two tensors' storages start.
+#
+# ``bytes_apart`` tells whether two tensors' storages do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import copy
 

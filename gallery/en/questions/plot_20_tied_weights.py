@@ -31,6 +31,9 @@ shows what that breaks.
 # embedding's turns them back into scores over the 5 tokens. ``same_storage`` compares the
 # addresses where two tensors' storages start; ``saved_storages`` counts the storages
 # ``torch.save`` writes (one ``data/`` record each in its zip archive), in memory, not to a file.
+#
+# ``bytes_apart`` tells whether two tensors' storages do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import copy
 import io

@@ -33,6 +33,8 @@ ends with a training loop over a dict of parameters.
 # -------
 #
 # ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import numpy as np
 import torch

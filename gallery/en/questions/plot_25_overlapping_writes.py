@@ -42,6 +42,8 @@ step with the source cloned.
 # -------
 #
 # ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import torch
 

@@ -25,7 +25,10 @@ what you want.
 # Helpers
 # -------
 #
-# ``same_storage`` compares the addresses where two tensors' storages start. ``forward`` runs a
+# ``same_storage`` compares the addresses where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
+# ``forward`` runs a
 # stack of layers, each followed by ``tanh``; ``train`` takes five steps of SGD on it, fitting
 # random targets, and returns its optimizer and the last loss.
 

@@ -29,7 +29,10 @@ result whether it shares the source's memory: by comparing storages or objects, 
 # Helpers
 # -------
 #
-# ``same_storage`` compares where two tensors' storages start. ``viewable`` says whether ``view``
+# ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
+# ``viewable`` says whether ``view``
 # accepts a shape: ``view`` never copies, it raises instead.
 
 import torch

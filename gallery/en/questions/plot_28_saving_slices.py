@@ -28,7 +28,10 @@ that saves per-sample embeddings.
 # Helpers
 # -------
 #
-# ``same_storage`` compares where two tensors' storages start. ``save_and_load`` saves ``obj``
+# ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
+# ``save_and_load`` saves ``obj``
 # with ``torch.save`` to a file in a temporary folder, and returns the file's size in bytes, the
 # number of storages written (one ``data/`` record each in the file's zip archive) and what
 # ``torch.load`` reads back; the folder is deleted before it returns. The file always has the same

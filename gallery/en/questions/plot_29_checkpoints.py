@@ -30,7 +30,10 @@ before it, a resumed training run, and ``state_dict()`` saved after more trainin
 # Helpers
 # -------
 #
-# ``same_storage`` compares where two tensors' storages start. The model has parameters and
+# ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
+# The model has parameters and
 # buffers (the ``BatchNorm1d`` running statistics and its ``int64`` batch count
 # ``num_batches_tracked``); ``train`` takes steps on a fixed batch and returns the losses;
 # ``round_trip`` saves with ``torch.save`` to a file in a temporary folder and loads it back with

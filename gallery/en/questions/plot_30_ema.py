@@ -36,6 +36,8 @@ created explicitly by the user (graph leaves) support the deepcopy protocol at t
 # the value at index 0 weighted by ``decay ** n``, the value at index ``k`` (from 1 to ``n``, the last index) by
 # ``(1 - decay) * decay ** (n - k)``.
 # ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
 
 import copy
 import warnings

@@ -34,7 +34,10 @@ model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs.
 # Helpers
 # -------
 #
-# ``same_storage`` compares where two tensors' storages start. ``weight_used`` runs ``model(x)`` and
+# ``same_storage`` compares where two tensors' storages start.
+# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
+# shared, which different starts alone do not show.
+# ``weight_used`` runs ``model(x)`` and
 # returns the output with the weight the layer computed with, as autograd saved it for the backward
 # pass: a saved-tensor hook (``torch.autograd.graph.saved_tensors_hooks``) sees every tensor autograd
 # saves, the weight included. It does not see a Python number an operation wraps as a tensor

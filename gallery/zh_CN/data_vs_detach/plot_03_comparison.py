@@ -14,6 +14,8 @@
 # 下面的检查大多从 ``out = a.sigmoid()``
 # 出发，也就是原文要分离的那个张量；其余几项各自说明从哪个张量出发。辅助函数 ``show`` 和 ``same_storage``
 # 与 :ref:`“.data”那一页 <data-vs-detach-data>` 相同。
+#
+# ``bytes_apart`` 判断两个张量的存储的字节范围是否互不重叠，即是否完全不共享内存，单凭起始地址不同还说明不了这一点。
 import inspect
 
 import torch

@@ -27,6 +27,8 @@ tensor before performing the operation``。为什么一行看起来差不多的�
 # --------
 #
 # 视图有一个 ``_base``：它所使用的那块内存的主人。推理张量（inference tensor）的视图是例外，它没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`；在 torch 文档列为视图的操作中，``detach()``、``view(dtype)`` 和稀疏张量的 ``indices()`` 也不设 ``_base``；实数张量的 ``.real``、0 维张量的 ``.mT``，以及 0 维实数张量的 ``.H``、``.mH`` 和 ``adjoint()`` 同样不设，它们返回的就是该张量本身，见下文讲 ``_base`` 的一节。
+#
+# ``bytes_apart`` 判断两个张量的存储的字节范围是否互不重叠，即是否完全不共享内存，单凭起始地址不同还说明不了这一点。
 import torch
 
 

@@ -28,7 +28,7 @@ explicitly by the user (graph leaves) support the deepcopy protocol at the momen
 # 全页用到的辅助函数
 # ------------------
 #
-# ``same_storage`` 比较两块存储的起始地址。
+# ``same_storage`` 比较两块存储的起始地址；``bytes_apart`` 判断两块存储的字节范围是否互不重叠，即是否完全不共享内存，单凭起始地址不同还说明不了这一点。
 
 import copy
 import warnings

@@ -28,7 +28,7 @@ variables needed for gradient computation has been modified by an inplace operat
 # 全页用到的辅助函数
 # ------------------
 #
-# ``same_storage`` 比较两块存储的起始地址。``true_grad`` 是 ``(w * w).sum()`` 在原始权重处的梯度，由 ``torch.func.grad`` 算出。
+# ``same_storage`` 比较两块存储的起始地址；``bytes_apart`` 判断两块存储的字节范围是否互不重叠，即是否完全不共享内存，单凭起始地址不同还说明不了这一点。``true_grad`` 是 ``(w * w).sum()`` 在原始权重处的梯度，由 ``torch.func.grad`` 算出。
 
 import torch
 

@@ -24,7 +24,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的存储起始地址是否相同。
+# ``same_storage`` 比较两个张量的存储起始地址是否相同；``bytes_apart`` 判断两块存储的字节范围是否互不重叠，即是否完全不共享内存，单凭起始地址不同还说明不了这一点。
 
 import numpy as np
 import torch

@@ -21,7 +21,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的存储起始地址是否相同。模型既有参数，也有缓冲区（buffer）：``BatchNorm1d`` 的滑动统计量（running statistics）和它的 ``int64`` 批次计数 ``num_batches_tracked``；``train`` 在一批固定的数据上训练若干步，返回各步的损失；``round_trip`` 用 ``torch.save`` 把对象存进临时文件夹里的文件，再用 ``torch.load`` 读回来。
+# ``same_storage`` 比较两个张量的存储起始地址是否相同；``bytes_apart`` 判断两块存储的字节范围是否互不重叠，即是否完全不共享内存，单凭起始地址不同还说明不了这一点。模型既有参数，也有缓冲区（buffer）：``BatchNorm1d`` 的滑动统计量（running statistics）和它的 ``int64`` 批次计数 ``num_batches_tracked``；``train`` 在一批固定的数据上训练若干步，返回各步的损失；``round_trip`` 用 ``torch.save`` 把对象存进临时文件夹里的文件，再用 ``torch.load`` 读回来。
 
 import copy
 import tempfile

@@ -23,7 +23,7 @@
 # 辅助函数
 # --------
 #
-# ``same_storage`` 比较两个张量的存储起始地址是否相同。``weight_used`` 运行 ``model(x)``，返回输出和层计算时实际用的权重，即自动求导（autograd）为反向传播保存下来的那一份：保存张量的钩子（saved tensors hooks），即 ``torch.autograd.graph.saved_tensors_hooks``，能看到自动求导保存的每一个张量，权重也在其中。但它看不到运算包装成张量的 Python 数字（见 :doc:`《各操作保存了哪些张量》 </saved>`），也看不到在内层另一对钩子里保存的张量，例如在 ``torch.autograd.graph.save_on_cpu()`` 里或在 ``torch.utils.checkpoint`` 运行的函数里保存的：这样的张量只有最内层的一对钩子看得到。``Linear`` 保存的是转置后的权重，``.T`` 再把它转回来。:fact:`wrapped-number-saved-outside-hooks`
+# ``same_storage`` 比较两个张量的存储起始地址是否相同；``bytes_apart`` 判断两块存储的字节范围是否互不重叠，即是否完全不共享内存，单凭起始地址不同还说明不了这一点。``weight_used`` 运行 ``model(x)``，返回输出和层计算时实际用的权重，即自动求导（autograd）为反向传播保存下来的那一份：保存张量的钩子（saved tensors hooks），即 ``torch.autograd.graph.saved_tensors_hooks``，能看到自动求导保存的每一个张量，权重也在其中。但它看不到运算包装成张量的 Python 数字（见 :doc:`《各操作保存了哪些张量》 </saved>`），也看不到在内层另一对钩子里保存的张量，例如在 ``torch.autograd.graph.save_on_cpu()`` 里或在 ``torch.utils.checkpoint`` 运行的函数里保存的：这样的张量只有最内层的一对钩子看得到。``Linear`` 保存的是转置后的权重，``.T`` 再把它转回来。:fact:`wrapped-number-saved-outside-hooks`
 
 import torch
 
