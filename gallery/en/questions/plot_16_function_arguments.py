@@ -7,9 +7,9 @@ Editing a tensor inside a function edits the caller's
 .. admonition:: Answer
    :class: answer
 
-   A function receives the caller's tensor object, not a copy, so an in-place edit inside it
-   (``x += 1``) edits the caller's tensor, or raises where torch refuses it; it refuses an inference tensor
-   only after the edit (below). Compute a new tensor instead:
+   A function receives the caller's tensor object, not a copy, so an in-place edit in it (``x += 1``)
+   edits the caller's tensor, or raises where torch refuses it, for an inference tensor that does not
+   require grad only after the edit (below). Compute a new tensor instead:
 
    .. code-block:: python
 
@@ -267,8 +267,8 @@ assert a._version == 1, "one in-place edit of a: x += 1 inside add_one_in_place"
 # ``add_one_in_place`` raises on a leaf that requires grad, a ``Parameter`` included, and leaves it
 # as it was.
 # :fact:`leaf-refuses-inplace`
-# On an inference tensor (made inside ``torch.inference_mode()``) it raises as well, but only after
-# writing: the caller's tensor has changed all the same (more on :ref:`questions-inference-mode`). A
+# On an inference tensor (made inside ``torch.inference_mode()``) that does not require grad it raises as
+# well, but only after writing: the caller's tensor has changed all the same (more on :ref:`questions-inference-mode`). A
 # dtype or layout that ``x += 1`` cannot edit at all raises its own error first (next cell).
 
 leaf = torch.zeros(3, requires_grad=True)

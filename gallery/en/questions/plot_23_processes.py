@@ -19,8 +19,8 @@ A forked ``DataLoader`` worker's edit is lost: tensors between processes
 A dataset that counts how often each item was read counts nothing when the ``DataLoader``'s workers
 are started with ``fork`` (the default on Linux before Python 3.14, as the Python documentation says, and the
 default of the site's build); under ``spawn`` and ``forkserver``
-the pickling that sends the dataset to the workers moves the CPU tensors torch allocated into
-shared memory, unless their storage is empty under the ``file_descriptor`` sharing strategy, Linux's
+the pickling that sends the dataset to the workers moves the dense CPU tensors (layout ``torch.strided``, neither
+nested nor quantized) that torch allocated into shared memory, unless their storage is empty under the ``file_descriptor`` sharing strategy, Linux's
 default (checked below: the count under ``fork``, and the pickling, run in this process on a few tensors). A tensor handed to another process is sometimes a copy, sometimes shared. This page
 starts real child processes: a worker that edits the dataset, a child that edits a tensor it
 inherited (allocated by torch, or from two of the other sources), one that edits a tensor sent through a queue, what a queue does with a tensor it cannot
@@ -389,7 +389,7 @@ assert mp.get_sharing_strategy() == "file_descriptor", "share_memory_() ran unde
 # A tensor sent through a queue is shared, not copied
 # ---------------------------------------------------
 #
-# Sending a CPU tensor that torch allocated, with a storage that is not empty, through a
+# Sending a dense CPU tensor that torch allocated, with a storage that is not empty, through a
 # ``torch.multiprocessing`` queue puts its storage in shared memory and hands the receiver a tensor on that memory. (A tensor made by
 # ``torch.from_numpy(array)`` arrives too, but, as with ``share_memory_()`` above, its storage
 # moves away from ``array``, which misses the child's edit; one that ``torch.from_file`` maps from a file of
@@ -550,7 +550,7 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # Under the other start methods a worker does not start as a copy of the parent: the dataset is
 # pickled and sent to it, with the pickler the queues use
 # (``multiprocessing.reduction.ForkingPickler``). Once torch is imported, that pickler moves the
-# storage of a CPU tensor torch allocated into shared memory, unless the storage is empty (under the
+# storage of a dense CPU tensor torch allocated into shared memory, unless the storage is empty (under the
 # ``file_descriptor`` sharing strategy, Linux's default), and drops its conjugate or
 # negative bit, as sending through a queue did above. The storage decides, not the tensor: pickling an empty view
 # such as ``t[:0]`` moves all of ``t``'s storage into shared memory. So under ``spawn``
@@ -652,6 +652,6 @@ assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._r
 # This page starts children with the ``fork`` method only. Under ``spawn`` (by the Python
 # documentation, the default on macOS and Windows) and ``forkserver`` (by the same, the default on
 # Linux from Python 3.14) the dataset is pickled for
-# each worker, which moves the CPU tensors torch allocated into shared memory, unless their storage is
+# each worker, which moves the dense CPU tensors torch allocated into shared memory, unless their storage is
 # empty under the ``file_descriptor`` sharing strategy (as shown above); that a worker's edits then reach the
 # parent is not run here: check ``visits`` on the platform you run.

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``），改的就是调用者的张量，torch 拒绝时则报错；拒绝推理张量时，要改完才报错（见下文）。改为计算出一个新张量：
+   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``），改的就是调用者的张量，torch 拒绝时则报错；拒绝不需要梯度的推理张量时，要改完才报错（见下文）。改为计算出一个新张量：
 
    .. code-block:: python
 
@@ -248,7 +248,7 @@ assert a._version == 1, "one in-place edit of a: x += 1 inside add_one_in_place"
 # sphinx_gallery_end_ignore
 
 # %%
-# 有些这样的原地操作会被 torch 拒绝。在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时，``add_one_in_place`` 遇到需要梯度的叶子张量（leaf tensor），包括 ``Parameter``，会报错，张量保持原样。:fact:`leaf-refuses-inplace`\ 遇到推理张量（inference tensor，即在 ``torch.inference_mode()`` 里创建的张量）也会报错，但报错时已经写完了：调用者的张量照样被改了（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。``x += 1`` 根本改不了的 dtype 或布局，则先报它自己的错（见下一个单元格）。
+# 有些这样的原地操作会被 torch 拒绝。在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时，``add_one_in_place`` 遇到需要梯度的叶子张量（leaf tensor），包括 ``Parameter``，会报错，张量保持原样。:fact:`leaf-refuses-inplace`\ 遇到不需要梯度的推理张量（inference tensor，即在 ``torch.inference_mode()`` 里创建的张量）也会报错，但报错时已经写完了：调用者的张量照样被改了（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。``x += 1`` 根本改不了的 dtype 或布局，则先报它自己的错（见下一个单元格）。
 
 leaf = torch.zeros(3, requires_grad=True)
 weight = torch.nn.Parameter(torch.zeros(3))

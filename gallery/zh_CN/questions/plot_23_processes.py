@@ -14,7 +14,7 @@ fork 出来的 ``DataLoader`` worker 进程的修改不见了：多进程之间�
       dataset.visits.share_memory_()
       loader = DataLoader(dataset, num_workers=1, multiprocessing_context="fork", timeout=10)
 
-一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用 ``fork`` 方式（据 Python 文档，是 Python 3.14 之前 Linux 的默认方式，也是本站构建时的默认方式）启动 worker，计数就一直是 0；在 ``spawn`` 和 ``forkserver`` 方式下，把数据集发给 worker 时所做的序列化（pickle）会把其中由 torch 分配的 CPU 张量移进共享内存，在 Linux 默认的共享策略 ``file_descriptor`` 下存储为空的除外（下文检验了 ``fork`` 下的计数，以及在本进程里对几个张量做的这次序列化）。交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：让
+一个记录每项被读了几次的数据集，一旦 ``DataLoader`` 用 ``fork`` 方式（据 Python 文档，是 Python 3.14 之前 Linux 的默认方式，也是本站构建时的默认方式）启动 worker，计数就一直是 0；在 ``spawn`` 和 ``forkserver`` 方式下，把数据集发给 worker 时所做的序列化（pickle）会把其中由 torch 分配的稠密 CPU 张量（布局为 ``torch.strided``，既非嵌套也非量化）移进共享内存，在 Linux 默认的共享策略 ``file_descriptor`` 下存储为空的除外（下文检验了 ``fork`` 下的计数，以及在本进程里对几个张量做的这次序列化）。交给另一个进程的张量，有时是副本，有时又是共享的。本页真的启动子进程：让
 worker 修改数据集；让子进程修改从父进程继承来的张量（torch 自己分配的张量，再举两种其他来源的张量为例）；让子进程修改经队列收到的张量；再看队列遇到发送不了的张量时怎么处理。最后在两个 epoch 的循环里检验解决办法。每次等待子进程都有时间上限，页面结束时所有子进程都已退出。
 """
 
@@ -357,7 +357,7 @@ assert mp.get_sharing_strategy() == "file_descriptor", "share_memory_() ran unde
 # 经队列发送的张量是共享的，不是复制的
 # ------------------------------------
 #
-# 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配、存储不为空的 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 从一个存有三个浮点数的文件映射出的张量，不论 ``shared=False`` 还是 ``shared=True``，在 Linux 默认的共享策略下都到不了，见下文。）下面的子进程从收件队列取出
+# 经 ``torch.multiprocessing`` 的队列发送一个 torch 自己分配、存储不为空的稠密 CPU 张量，会把它的存储放进共享内存，接收方拿到的是这块内存上的张量。（``torch.from_numpy(array)`` 得到的张量也能到达，但和上面的 ``share_memory_()`` 一样，它的存储离开了 ``array``，``array`` 看不到子进程的修改；``torch.from_file`` 从一个存有三个浮点数的文件映射出的张量，不论 ``shared=False`` 还是 ``shared=True``，在 Linux 默认的共享策略下都到不了，见下文。）下面的子进程从收件队列取出
 # ``sent``，加一，再通过发件队列答复；父进程看到了这次修改。需要梯度的叶子张量（leaf tensor）到了对方那里仍然需要梯度，所以子进程里的
 # ``add_(1)`` 会报错；在 ``torch.no_grad()`` 之下，同样的修改可以执行，也会传回发送方。
 
@@ -507,7 +507,7 @@ assert torch.equal(dataset.visits, torch.full((4,), 2.0)), "the workers' counts 
 # ``spawn`` 与 ``forkserver`` 方式
 # --------------------------------
 #
-# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化，再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的 CPU 张量的存储移进共享内存（在 Linux 默认的共享策略 ``file_descriptor`` 下，存储为空的除外），并去掉它的共轭位或负号位，和上面经队列发送时一样。看的是存储，不是张量：序列化 ``t[:0]`` 这样不含元素的视图（view），也会把 ``t`` 的整块存储移进共享内存。所以在 ``spawn`` 和 ``forkserver`` 方式下（据 Python 文档 `上下文和启动方法
+# 用另外两种启动方式时，worker 不是父进程的一份副本：数据集要先序列化，再发送给它，用的就是队列所用的那个 pickler（``multiprocessing.reduction.ForkingPickler``）。导入 torch 之后，这个 pickler 会把 torch 自己分配的稠密 CPU 张量的存储移进共享内存（在 Linux 默认的共享策略 ``file_descriptor`` 下，存储为空的除外），并去掉它的共轭位或负号位，和上面经队列发送时一样。看的是存储，不是张量：序列化 ``t[:0]`` 这样不含元素的视图（view），也会把 ``t`` 的整块存储移进共享内存。所以在 ``spawn`` 和 ``forkserver`` 方式下（据 Python 文档 `上下文和启动方法
 # <https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods>`__，前者是 macOS 和 Windows 的默认方式，后者是 Python 3.14 起 Linux 的默认方式），数据集里由 torch 分配、存储不为空的稠密 CPU 张量（布局为 ``torch.strided``，既非嵌套也非量化）是放在共享内存里到达 worker 的（需要梯度的非叶子张量过不了 pickler，就像上面 ``SimpleQueue.put`` 报错那样）；按理说，worker 对它们的修改会像上面那个从队列接收张量的子进程一样到达父进程，不必调用 ``share_memory_()``。本页不启动这样的 worker；下面的单元格只检查序列化对几个张量做了什么。这次移动给了张量新的内存，旧内存可能已被释放：之前取得的 NumPy 数组仍指向那里，可能成了悬空的数组，通过它读写的结果是未定义的。这类句柄要在 ``share_memory_()`` 之后，或者 worker 启动之后再取。
 
 pickled = torch.zeros(3)
@@ -581,4 +581,4 @@ assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._r
 # 得到的张量则根本不会被移动，fork 出来的子进程对它的修改都会丢失。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
 #
-# 本页只用 ``fork`` 方式启动子进程。在 ``spawn`` 方式（据 Python 文档，是 macOS 和 Windows 的默认方式）和 ``forkserver`` 方式（同样据 Python 文档，是 Python 3.14 起 Linux 的默认方式）下，数据集要序列化后发给每个 worker，这会把其中由 torch 分配的 CPU 张量移进共享内存，在共享策略 ``file_descriptor`` 下存储为空的除外（见上文）；worker 的修改随后能否到达父进程，本页没有实际检验：请在你用的平台上检查 ``visits``。
+# 本页只用 ``fork`` 方式启动子进程。在 ``spawn`` 方式（据 Python 文档，是 macOS 和 Windows 的默认方式）和 ``forkserver`` 方式（同样据 Python 文档，是 Python 3.14 起 Linux 的默认方式）下，数据集要序列化后发给每个 worker，这会把其中由 torch 分配的稠密 CPU 张量移进共享内存，在共享策略 ``file_descriptor`` 下存储为空的除外（见上文）；worker 的修改随后能否到达父进程，本页没有实际检验：请在你用的平台上检查 ``visits``。
