@@ -113,7 +113,8 @@ def test_no_probe_answers_without_torch(code):
         assert isinstance(value, saved_ops.ProbeFailure) and "torch is switched off" in value.message
 
 
-def test_the_notes_hold_and_each_fails_on_a_table_that_contradicts_it(table):
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+def test_the_notes_hold_and_each_fails_on_a_table_that_contradicts_it(table, facts_as_run):
     assert failed_premises(table, table_notes.SAVED_NOTES) == []
     broken = {code: dict(cells) for code, cells in table.items()}
     broken["torch.cos(x)"]["edit_output"] = saved_ops.ERROR_AT_BACKWARD

@@ -74,7 +74,8 @@ def test_no_source_is_a_view_and_one_that_is_is_named(monkeypatch):
     assert [p.split(":")[0] for p in view_ops.view_source_problems()] == ["a (contiguous)"]
 
 
-def test_the_view_error_is_shown_whole_with_its_suggestion_and_the_note_reads_it(table):
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+def test_the_view_error_is_shown_whole_with_its_suggestion_and_the_note_reads_it(table, facts_as_run):
     """The views-share note: the error of view() and view_as() on the non-contiguous source suggests reshape, as
     the message listed under the table shows; a message without the suggestion fails the note."""
     for code in ("a.view(4, 3)", "a.view_as(torch.empty(4, 3))"):
@@ -212,7 +213,8 @@ def test_no_probe_answers_without_torch(code):
         assert isinstance(value, view_ops.ProbeFailure) and "torch is switched off" in value.message
 
 
-def test_the_notes_hold_and_each_fails_on_a_table_that_contradicts_it(table):
+@pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
+def test_the_notes_hold_and_each_fails_on_a_table_that_contradicts_it(table, facts_as_run):
     assert failed_premises(table, table_notes.VIEW_NOTES) == []
     broken = {code: {lay: dict(cells) for lay, cells in layouts.items()} for code, layouts in table.items()}
     broken["a.detach()"]["contiguous"]["autograd_view"] = True
@@ -234,7 +236,7 @@ def test_the_words_of_every_edition_cover_every_cell():
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page
 @pytest.mark.parametrize("lang, start", [("en", "Checked by: "), ("zh_CN", "检查它的事实：")])
-def test_each_note_that_rests_on_facts_links_them_under_it(tmp_path, lang, start):
+def test_each_note_that_rests_on_facts_links_them_under_it(tmp_path, lang, start, facts_as_run):
     """The views and saved pages say so above their notes: where a table cannot show a sentence, the facts listed
     under it after "Checked by" do."""
     import io
