@@ -334,7 +334,7 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 
 # %%
 # Each public in-place function of ``torch.nn.init`` (a name that ends in ``_``) runs in grad mode
-# on a leaf that requires grad without an error, and leaves it a leaf with no ``grad_fn`` and a
+# on a float32 leaf that requires grad (the dtype tried here) without an error, and leaves it a leaf with no ``grad_fn`` and a
 # moved version: none of them is recorded. Each gets a 2-d tensor except ``dirac_``, which takes 3
 # to 5 dimensions and gets a 3-d one; ``constant_`` and ``sparse_`` get the one more argument they need
 # (a value, a sparsity). The last line, ``grad mode on``, says whether grad mode is on.
