@@ -103,3 +103,26 @@ def test_every_check_the_committed_records_never_ran_shows_where_its_page_stoppe
         for name, page in record["pages"].items():
             if page.get("stopped") and name not in stale:
                 assert any(s["page"] == name and record["release"] in s["releases"] for s in stops), name
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_a_check_that_differs_only_on_releases_newer_than_the_build_reads_changed_after_the_build(lang):
+    """A check that holds on every release up to the build's torch and differs only on a newer one changed after
+    the build's torch: its cell names that release ("still differs" would read as a difference of long standing);
+    where an older release differs too, or the build's torch is not older, it still differs. The page says so."""
+    words = _release_table().WORDS[lang]
+    table = _release_table()
+    old, new = sample(), sample()
+    new["release"], new["torch"] = "2.14.1", "2.14.1"
+    for page in old["pages"].values():
+        for check in page["checks"]:
+            check["status"] = "holds"
+    pages = [row for row in release_records.changes([old, new], manifest_of(old), "2.13.0") if row["kind"] == "page"]
+    assert pages and all(row["changed_after_build"] == "2.14.1" for row in pages)
+    assert {table.changed_cell(words, row) for row in pages} == {words["after build"].format(first="2.14.1")}
+    for records, built_on in (([sample(), new], "2.13.0"), ([old, new], "2.14.1")):
+        rows = [row for row in release_records.changes(records, manifest_of(old), built_on) if row["kind"] == "page"]
+        assert rows and {table.changed_cell(words, row) for row in rows} == {words["still"]}, built_on
+    quote = ('"', '"') if lang == "en" else ("“", "”")
+    page = " ".join(_releases_page(lang).split()) if lang == "en" else _releases_page(lang)
+    assert f"{quote[0]}{words['after build'].format(first='2.14.1')}{quote[1]}" in page

@@ -177,7 +177,24 @@ def changes(records: list[dict], manifest: dict[str, list[str]], built_on: str,
         row["last_differs"] = [r for r in releases if r in row["by_release"]][-1]
         later = [r for r in known if release_key(r) > release_key(row["last_differs"])]
         row["changed_in"] = later[0] if later else None
+        row["changed_after_build"] = _changed_after(row, releases, built_on) if not later else None
     return sorted(rows.values(), key=lambda row: (row["kind"], row["what"]))
+
+
+def _changed_after(row: dict, releases: list[str], built_on: str) -> str | None:
+    """For a row that no release after its newest difference gives the build's result: the oldest release of the run
+    of releases, up to the newest recorded, on which the check ran and does not give the build's result, when that
+    release is newer than the build's torch and the release before it, if any, gives the build's result (the change
+    came after the build's torch); else None."""
+    run, before = [], None
+    for release in sorted(releases, key=release_key, reverse=True):
+        status = row["by_release"].get(release, {"status": "holds"})["status"]  # as the changes table shows it
+        if status in ("holds", "not run"):
+            before = status
+            break
+        run.append(release)
+    after_build = bool(run) and release_key(run[-1]) > release_key(built_on)
+    return run[-1] if after_build and before in (None, "holds") else None
 
 
 def stops(records: list[dict], manifest: dict[str, list[str]],

@@ -114,10 +114,14 @@ def given_cell(words: dict, given: dict) -> nodes.paragraph:
 
 def changed_cell(words: dict, row: dict) -> str:
     """The "Changed between" cell of a row: the newest release where it does not hold and the next that gives this
-    build's result, or "still differs"; for a check that did not run on that newest release (its page stopped
-    before it), that it did not run there, not a change."""
+    build's result; where none does, the release that changed it after this build's torch, or "still differs"; for
+    a check that did not run on that newest release (its page stopped before it), that it did not run there, not a
+    change."""
     if row["by_release"][row["last_differs"]]["status"] != "not run":
-        return f"{row['last_differs']} → {row['changed_in']}" if row["changed_in"] else words["still"]
+        if row["changed_in"]:
+            return f"{row['last_differs']} → {row['changed_in']}"
+        after = row.get("changed_after_build")
+        return words["after build"].format(first=after) if after else words["still"]
     if not row["changed_in"]:
         return words["still not run"].format(last=row["last_differs"])
     return words["not run then"].format(last=row["last_differs"], changed=row["changed_in"])
