@@ -68,7 +68,7 @@ NO_GRAD_SOURCE = {
 @CLAIMS.claim(
     "000-clone-in-graph", "clone", "copying-clone",
     "The clone stays in the computation graph.",
-    "clone 出来的新 tensor 仍然留在计算图中。",
+    "clone 出来的新张量仍然留在计算图中。",
     notes={
         "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
               "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
@@ -123,7 +123,7 @@ def _clone_in_graph() -> Result:
     "000-clone-not-leaf", "clone", "copying-clone",
     "The clone can no longer take part in gradient computation as a leaf: it is not a leaf, "
     "and `backward()` leaves its `.grad` empty.",
-    "这个新 tensor 不能再作为叶子节点参与梯度运算：它不是叶子，`backward()` 后它的 `.grad` 为空。",
+    "这个新张量不能再作为叶子张量参与梯度运算：它不是叶子张量，`backward()` 后它的 `.grad` 为空。",
     notes={
         "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
               "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "

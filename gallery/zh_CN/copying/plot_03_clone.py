@@ -226,8 +226,7 @@ def draw_processes(title, child, **names):
 # 原博文的 clone 例子
 # -------------------
 #
-# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 下，在 ``torch.inference_mode()`` 里（即使在其中又用了 ``torch.enable_grad()``；在 ``torch.no_grad()`` 下用它倒会恢复记录），或者源张量本不需要梯度时，
-# ``clone()`` 什么也不记录，副本是不需要梯度的叶子张量。
+# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 下，在 ``torch.inference_mode()`` 里（即使在其中又用了 ``torch.enable_grad()``；在 ``torch.no_grad()`` 下用它倒会恢复记录），或者源张量本不需要梯度时，``clone()`` 什么也不记录，副本是不需要梯度的叶子张量。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -360,8 +359,7 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 # 用 ``retain_grad()`` 查看副本自己的梯度
 # ---------------------------------------
 #
-# ``c.retain_grad()`` 让自动求导保留非叶子张量 ``c`` 的梯度。损失带权重时，``c.grad`` 就是权重向量，
-# ``a.grad`` 与它完全相同：复制这一步的反向传播是恒等映射。
+# ``c.retain_grad()`` 让自动求导保留非叶子张量 ``c`` 的梯度。损失带权重时，``c.grad`` 就是权重向量，``a.grad`` 与它完全相同：复制这一步的反向传播是恒等映射。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
