@@ -148,7 +148,7 @@ def _detach_clone_own_memory() -> Result:
 @CLAIMS.claim(
     "000-clone-identical", "clone", "copying-clone",
     "`clone()` returns a tensor identical to the original.",
-    "`clone()` 返回一个完全相同的 tensor。",
+    "`clone()` 返回一个完全相同的张量。",
     notes={
         "en": "Read as the same values, dtype and shape, which holds. It is not identical in every respect; "
               "among the differences: a clone of a `Parameter` is a plain `Tensor` (`module.weight = "
@@ -205,7 +205,7 @@ def _clone_identical() -> Result:
 @CLAIMS.claim(
     "000-clone-new-memory", "clone", "copying-clone",
     "The clone gets new memory of its own.",
-    "clone 出来的新 tensor 开辟了新的内存。")
+    "clone 出来的新张量开辟了新的内存。")
 def _clone_new_memory() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0])
     c = a.clone()

@@ -31,7 +31,8 @@ CLAIMS = Registry(NUMBER)
 
 
 #: The qualifier of the clone's row that holds in grad mode outside torch.inference_mode() only, and not for a sparse,
-#: nested or mkldnn inference tensor.
+#: nested or mkldnn inference tensor. The qualifiers leave those tensors out on every device, not on the CPU alone: on
+#: ``meta`` the clone of a sparse CSR one leaves the graph and that of a sparse COO one stays in it.
 GRAD_MODE_ONLY = {"en": "in grad mode outside torch.inference_mode() only, and not for a sparse, nested or mkldnn "
                         "inference tensor",
                   "zh_CN": "仅在 torch.inference_mode() 之外的梯度模式下，且 a 不是稀疏、嵌套或 mkldnn 推理张量时"}
@@ -44,15 +45,16 @@ IN_GRAPH_ONLY = {"en": "in grad mode outside torch.inference_mode(), for an a th
                  "zh_CN": "仅当 a 需要梯度，且在 torch.inference_mode() 之外的梯度模式下，不包括梯度模式关闭时或在 "
                           "torch.inference_mode() 里取的 a 的视图，也不包括稀疏、嵌套或 mkldnn 推理张量"}
 
-#: The sentence of the three notes on sparse, nested and mkldnn inference tensors, checked by
-#: :func:`inference_leaves_trace`; the Chinese one glosses 推理张量 in the first note (``gloss``).
+#: The sentence of the three notes on sparse, nested and mkldnn inference tensors, checked on the CPU (the fact's
+#: scope) by :func:`inference_leaves_trace` (on ``meta``, the clone of a sparse COO one stays in the graph); the
+#: Chinese one glosses 推理张量 in the first note (``gloss``).
 NOT_STRIDED_INFERENCE = {
-    "en": " Nor for a sparse (COO, CSR, CSC, BSR or BSC), nested or mkldnn inference tensor that requires grad: in "
-          "grad mode outside `torch.inference_mode()` too, its clone does not require grad and has no `grad_fn`: it "
-          "is a leaf, outside the computation graph.",
+    "en": " Nor for a sparse (COO, CSR, CSC, BSR or BSC), nested or mkldnn inference tensor that requires grad: on "
+          "the CPU, in grad mode outside `torch.inference_mode()` too, its clone does not require grad and has no "
+          "`grad_fn`: it is a leaf, outside the computation graph.",
     "zh_CN": "稀疏（COO、CSR、CSC、BSR 或 BSC）、嵌套或 mkldnn 的推理张量{gloss}需要梯度时也是例外："
-             "即使在 `torch.inference_mode()` 之外的梯度模式下，它 clone 出来的副本也不需要梯度，没有 `grad_fn`："
-             "它是叶子张量，不在计算图中。",
+             "在 CPU 上，即使在 `torch.inference_mode()` 之外的梯度模式下，它 clone 出来的副本也不需要梯度，没有 "
+             "`grad_fn`：它是叶子张量，不在计算图中。",
 }
 
 #: The sentence both notes end with: the clone of a tensor that does not require grad is a leaf outside any graph.
@@ -66,7 +68,7 @@ NO_GRAD_SOURCE = {
 @CLAIMS.claim(
     "000-clone-in-graph", "clone", "copying-clone",
     "The clone stays in the computation graph.",
-    "clone 出来的新 tensor 仍然留在计算图中。",
+    "clone 出来的新张量仍然留在计算图中。",
     notes={
         "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
               "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "
@@ -121,7 +123,7 @@ def _clone_in_graph() -> Result:
     "000-clone-not-leaf", "clone", "copying-clone",
     "The clone can no longer take part in gradient computation as a leaf: it is not a leaf, "
     "and `backward()` leaves its `.grad` empty.",
-    "这个新 tensor 不能再作为叶子节点参与梯度运算：它不是叶子，`backward()` 后它的 `.grad` 为空。",
+    "这个新张量不能再作为叶子张量参与梯度运算：它不是叶子张量，`backward()` 后它的 `.grad` 为空。",
     notes={
         "en": "In grad mode outside `torch.inference_mode()` only: under `torch.no_grad()`, or inside "
               "`torch.inference_mode()` even with `torch.enable_grad()`, the clone of a tensor that requires grad "

@@ -42,7 +42,7 @@ CLAIMS = Registry(NUMBER)
 @CLAIMS.claim(
     "000-detach-identical", "detach", "copying-detach",
     "`detach()` returns a tensor with the same values as the original.",
-    "`detach()` 返回一个值完全相同的 tensor。")
+    "`detach()` 返回一个值完全相同的张量。")
 def _detach_identical() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     c = a.detach()
@@ -54,7 +54,7 @@ def _detach_identical() -> Result:
 @CLAIMS.claim(
     "000-detach-shares-memory", "detach", "copying-detach",
     "The detached tensor shares memory with the original (stated twice).",
-    "detach 得到的新 tensor 与旧 tensor 共享内存（原文说了两次）。")
+    "detach 得到的新张量与旧张量共享内存（原文说了两次）。")
 def _detach_shares_memory() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     c = a.detach()
@@ -65,7 +65,7 @@ def _detach_shares_memory() -> Result:
 @CLAIMS.claim(
     "000-detach-leaves-graph", "detach", "copying-detach",
     "The detached tensor leaves the computation graph and takes no part in gradient computation.",
-    "detach 得到的新 tensor 会脱离计算图，不牵扯梯度计算。")
+    "detach 得到的新张量会脱离计算图，不牵扯梯度计算。")
 def _detach_leaves_graph() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     c = a.detach()

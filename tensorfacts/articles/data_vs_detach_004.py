@@ -29,7 +29,7 @@ CLAIMS = Registry(NUMBER)
 @CLAIMS.claim(
     "004-both-separate", "intro", "data-vs-detach-comparison",
     "Both `.data` and `.detach()` separate a tensor from the graph it was computed in.",
-    "`.data` 和 `.detach()` 都可以把某个 tensor 从原有的计算图中分离出来。")
+    "`.data` 和 `.detach()` 都可以把某个张量从原有的计算图中分离出来。")
 def _both_separate() -> Result:
     a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     out = a.sigmoid()

@@ -8,7 +8,7 @@ When ``a`` requires grad and grad mode is on (not inside
 ``torch.inference_mode()``), ``a.clone()`` copies the values
 into new memory but stays in the autograd graph: the copy requires grad, has a
 ``grad_fn`` and is not a leaf (a sparse, nested or mkldnn inference tensor aside, whose
-copy does not require grad). This page
+copy, on the CPU, does not require grad). This page
 runs the article's example, then follows the gradient that the article says
 does not exist: a loss computed from the clone sends its gradient back to ``a``.
 """
@@ -633,8 +633,8 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # ``clone()`` copies memory, not independence. In grad mode (not inside
 # ``torch.inference_mode()``), the clone of a tensor that requires grad, a ``Parameter`` or a strided inference tensor
 # such as a parameter of a module built under ``torch.inference_mode()`` included (the clone of a strided inference
-# tensor has a ``CopyBackwards`` node, not ``CloneBackward0``; that of a sparse, nested or mkldnn inference tensor does
-# not require grad), requires grad too, is not a leaf (its ``.grad``
+# tensor has a ``CopyBackwards`` node, not ``CloneBackward0``; a sparse, nested or mkldnn inference tensor is an
+# exception, whose clone, on the CPU, does not require grad), requires grad too, is not a leaf (its ``.grad``
 # stays ``None`` unless you call ``retain_grad()`` or name it in
 # ``backward(inputs=...)``; :ref:`the page on non-leaf gradients <questions-non-leaf-grad>` shows
 # both), and a gradient that reaches it flows on to the source: a plain ``backward()`` accumulates

@@ -217,8 +217,7 @@ def draw_processes(title, child, **names):
 # 做一份副本
 # ----------
 #
-# ``a`` 是需要梯度的叶子张量（leaf tensor）。``detach()`` 先得到一个在计算图之外、与 ``a`` 共享内存的张量，
-# ``clone()`` 再把它复制到新的内存里。
+# ``a`` 是需要梯度的叶子张量（leaf tensor）。``detach()`` 先得到一个在计算图之外、与 ``a`` 共享内存的张量，``clone()`` 再把它复制到新的内存里。
 
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 b = a.detach().clone()

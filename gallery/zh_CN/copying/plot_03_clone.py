@@ -4,7 +4,7 @@
 ``clone()``：新的内存，同一张计算图
 ===================================
 
-当 ``a`` 需要梯度，而且梯度模式（grad mode）开启时（不在 ``torch.inference_mode()`` 里），``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，副本却仍留在自动求导（autograd）的计算图中。它需要梯度，有 ``grad_fn``，不是叶子张量（leaf tensor）；稀疏、嵌套或 mkldnn 推理张量（inference tensor）的副本除外，它不需要梯度。本页先运行原博文的例子，再追踪原文以为不存在的那份梯度：由副本算出的损失，会把梯度传回 ``a``。
+当 ``a`` 需要梯度，而且梯度模式（grad mode）开启时（不在 ``torch.inference_mode()`` 里），``a.clone()`` 克隆出一个新张量：数值复制到了新的内存，副本却仍留在自动求导（autograd）的计算图中。它需要梯度，有 ``grad_fn``，不是叶子张量（leaf tensor）；稀疏、嵌套或 mkldnn 推理张量（inference tensor）的副本除外，在 CPU 上它不需要梯度。本页先运行原博文的例子，再追踪原文以为不存在的那份梯度：由副本算出的损失，会把梯度传回 ``a``。
 """
 
 # %%
@@ -226,8 +226,7 @@ def draw_processes(title, child, **names):
 # 原博文的 clone 例子
 # -------------------
 #
-# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 下，在 ``torch.inference_mode()`` 里（即使在其中又用了 ``torch.enable_grad()``；在 ``torch.no_grad()`` 下用它倒会恢复记录），或者源张量本不需要梯度时，
-# ``clone()`` 什么也不记录，副本是不需要梯度的叶子张量。
+# ``c`` 与 ``a`` 数值相同，内存各自独立。``a`` 需要梯度，梯度模式又开着，所以 ``c`` 也需要；它的 ``grad_fn`` 记下了这次复制，所以它不是叶子张量。在 ``torch.no_grad()`` 下，在 ``torch.inference_mode()`` 里（即使在其中又用了 ``torch.enable_grad()``；在 ``torch.no_grad()`` 下用它倒会恢复记录），或者源张量本不需要梯度时，``clone()`` 什么也不记录，副本是不需要梯度的叶子张量。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -360,8 +359,7 @@ draw_graph("loss = (c**2).sum()", loss, a=a)
 # 用 ``retain_grad()`` 查看副本自己的梯度
 # ---------------------------------------
 #
-# ``c.retain_grad()`` 让自动求导保留非叶子张量 ``c`` 的梯度。损失带权重时，``c.grad`` 就是权重向量，
-# ``a.grad`` 与它完全相同：复制这一步的反向传播是恒等映射。
+# ``c.retain_grad()`` 让自动求导保留非叶子张量 ``c`` 的梯度。损失带权重时，``c.grad`` 就是权重向量，``a.grad`` 与它完全相同：复制这一步的反向传播是恒等映射。
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
 c = a.clone()
@@ -590,5 +588,5 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # 小结
 # ----
 #
-# ``clone()`` 只让内存独立。在梯度模式下（不在 ``torch.inference_mode()`` 里），需要梯度的张量的副本仍连在计算图上，``Parameter`` 和 strided 推理张量也一样，比如在 ``torch.inference_mode()`` 下构建的模块的参数，只是 strided 推理张量的副本带的节点是 ``CopyBackwards``，不是 ``CloneBackward0``；稀疏、嵌套或 mkldnn 推理张量的副本则不需要梯度。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()`` 或 ``torch.set_grad_enabled(False)`` 下），或在 ``torch.inference_mode()`` 里（即使开了 ``torch.enable_grad()``）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算），或者这种视图的视图，它的基张量（base tensor）得不到梯度，这样取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它。只要那个需要梯度的张量本身既不是用 ``requires_grad_()`` 变成叶子张量的视图，也不是推理张量（用这些方式对这两种张量取的视图都不需要梯度；对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外开着梯度模式取的视图也不需要梯度，比如训练时对在该模式下构建的模块的参数取的切片），``backward()`` 和点名基张量或那个视图的 ``backward(inputs=...)`` 都不报错；用 ``torch.autograd.grad`` 求基张量的梯度，或者在那个视图得不到梯度时求它的梯度，则抛出 ``RuntimeError``，说它似乎没有在计算图里用到（带 ``allow_unused=True`` 时对它返回 ``None``）。对需要梯度的推理张量用这些方式或在梯度模式开着时取的视图，或者它的视图，取得的副本没有 ``grad_fn``，这一点与推理张量本身的副本不同：不论 ``backward()`` 带不带点名基张量或那个视图的 ``inputs=``，也不论求其中哪一个梯度的 ``torch.autograd.grad`` 带不带 ``allow_unused=True``，都会抛出 ``RuntimeError``，说它不需要梯度，也没有 grad_fn。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
+# ``clone()`` 只让内存独立。在梯度模式下（不在 ``torch.inference_mode()`` 里），需要梯度的张量的副本仍连在计算图上，``Parameter`` 和 strided 推理张量也一样，比如在 ``torch.inference_mode()`` 下构建的模块的参数，只是 strided 推理张量的副本带的节点是 ``CopyBackwards``，不是 ``CloneBackward0``；稀疏、嵌套或 mkldnn 推理张量则是例外，在 CPU 上它们的副本不需要梯度。这份副本需要梯度，但不是叶子张量：不调用 ``retain_grad()``、也不在 ``backward(inputs=...)`` 里点名，它的 ``.grad`` 就一直是 ``None``，见 :ref:`“非叶子张量的梯度”那一页 <questions-non-leaf-grad>`。到达副本的梯度会继续流回源张量：源张量是叶子张量时，普通的 ``backward()`` 把它累加进源张量的 ``.grad``，不是叶子张量的源张量（比如 ``x * 2``）则把它继续传给背后的叶子张量，自己的 ``.grad`` 一直是 ``None``，除非它调用过 ``retain_grad()``；``torch.autograd.grad`` 把它作为返回值交出来，除了途经的、调用过 ``retain_grad()`` 的张量，不写 ``.grad``；没有点名源张量的 ``backward(inputs=...)`` 不动它的 ``.grad``，除非源张量调用过 ``retain_grad()``，又位于通往被点名张量的路上，这一点与 ``torch.autograd.grad`` 相同；点名副本的则和求副本梯度的 ``torch.autograd.grad`` 一样，停在副本上。如果源张量是需要梯度的张量在梯度模式关闭时（在 ``torch.no_grad()`` 或 ``torch.set_grad_enabled(False)`` 下），或在 ``torch.inference_mode()`` 里（即使开了 ``torch.enable_grad()``）取的视图（view），且取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算），或者这种视图的视图，它的基张量（base tensor）得不到梯度，这样取的那个视图也得不到，除非在取它的副本或它的视图之前就对它调用了 ``requires_grad_()``，但如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它。只要那个需要梯度的张量本身既不是用 ``requires_grad_()`` 变成叶子张量的视图，也不是推理张量（用这些方式对这两种张量取的视图都不需要梯度；对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外开着梯度模式取的视图也不需要梯度，比如训练时对在该模式下构建的模块的参数取的切片），``backward()`` 和点名基张量或那个视图的 ``backward(inputs=...)`` 都不报错；用 ``torch.autograd.grad`` 求基张量的梯度，或者在那个视图得不到梯度时求它的梯度，则抛出 ``RuntimeError``，说它似乎没有在计算图里用到（带 ``allow_unused=True`` 时对它返回 ``None``）。对需要梯度的推理张量用这些方式或在梯度模式开着时取的视图，或者它的视图，取得的副本没有 ``grad_fn``，这一点与推理张量本身的副本不同：不论 ``backward()`` 带不带点名基张量或那个视图的 ``inputs=``，也不论求其中哪一个梯度的 ``torch.autograd.grad`` 带不带 ``allow_unused=True``，都会抛出 ``RuntimeError``，说它不需要梯度，也没有 grad_fn。要看两个张量是否共享内存，重新绑定名字看不出来，原地修改才看得出来。想让副本也脱离计算图，请用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
 # :fact:`inference-leaf-clone-in-graph` :fact:`clone-of-no-grad-view-passes-no-gradient`
