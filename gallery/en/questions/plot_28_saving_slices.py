@@ -372,9 +372,10 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # ``torch.save`` writes each storage object once per call, however many of the saved tensors use it, as long
 # as they all view it with one dtype; with two dtypes the call raises (``RuntimeError: Cannot save
 # multiple tensors or storages that view the same data as different types``). Views taken from one
-# tensor use its storage object (``x.untyped_storage() is y.untyped_storage()``). A tensor that reaches
-# the same memory by another route, such as ``torch.from_numpy(t.numpy())`` or ``torch.from_dlpack(t)``,
-# has a storage object of its own, though ``same_storage``, which compares addresses, says they share.
+# tensor, and its ``.data`` and ``detach()``, use its storage object (``x.untyped_storage() is
+# y.untyped_storage()``). A tensor that reaches the same memory by a route that makes a storage object of its
+# own, such as ``torch.from_numpy(t.numpy())``, ``torch.from_dlpack(t)`` or ``torch.frombuffer(t.numpy(), ...)``,
+# is another storage to ``torch.save``, though ``same_storage``, which compares addresses, says they share.
 # With one dtype, one call writes it a second time, and it comes back on memory of its own; with two
 # dtypes the call raises here too, since ``torch.save`` compares the address where each storage starts,
 # not the storage object. A route whose storage starts further into ``t``, such as
@@ -420,14 +421,15 @@ except RuntimeError as refusal:
         "one call that saves views of one storage with two dtypes raises")
 else:
     raise AssertionError("saving views of one storage with two dtypes in one call must raise")
-assert t[:4].untyped_storage() is t[2:].untyped_storage(), "views taken from one tensor use its storage object"
+assert all(route.untyped_storage() is t.untyped_storage() for route in (t[:4], t[2:], t.data, t.detach())), (
+    "views taken from one tensor, and its .data and detach(), use its storage object")
 assert all(
     same_storage(t, other_route) and other_route.untyped_storage() is not t.untyped_storage()
     and save_and_load({"a": t[:4], "b": other_route[2:]})[1] == 2
     and bytes_apart(*save_and_load({"a": t[:4], "b": other_route[2:]})[2].values())
-    for other_route in (torch.from_numpy(t.numpy()), torch.from_dlpack(t))
-), ("torch.from_numpy(t.numpy()) and torch.from_dlpack(t) reach t's memory with a storage object of their own: "
-    "with one dtype, one call writes it a second time, and it comes back apart")
+    for other_route in (torch.from_numpy(t.numpy()), torch.from_dlpack(t), torch.frombuffer(t.numpy(), dtype=t.dtype))
+), ("torch.from_numpy(t.numpy()), torch.from_dlpack(t) and torch.frombuffer reach t's memory with a storage object "
+    "of their own: with one dtype, one call writes it a second time, and it comes back apart")
 for other_route in (torch.from_numpy(t.numpy()), torch.from_dlpack(t)):
     try:
         save_and_load({"a": t[:4], "b": other_route[2:].view(torch.int32)})
@@ -690,8 +692,9 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # ``contiguous()`` (default ``memory_format``) leaves a contiguous view as it is; ``clone()`` gives the slice a storage of its
 # own, and that is all the file holds. Within one call each storage object is written once, so views of
 # one tensor with one dtype, and tied weights, come back sharing memory; saved in separate calls they come back
-# separate, and so, even in one call, do tensors of one dtype that reach the same memory by another route
-# (``torch.from_numpy``, ``torch.from_dlpack``). In two dtypes such a tensor raises, as views of one tensor do,
+# separate, and so, even in one call, do tensors of one dtype that reach the same memory by a route that makes a
+# storage object of their own (``torch.from_numpy``, ``torch.from_dlpack``, ``torch.frombuffer``; ``.data`` and
+# ``detach()`` use the tensor's own). In two dtypes such a tensor raises, as views of one tensor do,
 # when its storage starts where the tensor's does; one whose storage starts further in, such as
 # ``torch.from_numpy(t[2:].numpy())``, saves. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
 # itself (``batch_size=None``, or a ``collate_fn`` that does not stack, such as ``list``), also sends the whole

@@ -335,7 +335,7 @@ assert copied == [name for name, make in views.items() if not make(t).is_contigu
 # 一次调用保存的两个视图，加载后仍共享
 # ------------------------------------
 #
-# 在一次 ``torch.save`` 调用里，每个存储对象只写一次，不管有几个被保存的张量用到它，只要它们都以同一种 dtype 查看这块存储；若用了两种 dtype，这次调用会报错（``RuntimeError: Cannot save multiple tensors or storages that view the same data as different types``）。从同一个张量取出的视图都用它的存储对象（``x.untyped_storage() is y.untyped_storage()``）。经由别的途径落到同一块内存上的张量，比如 ``torch.from_numpy(t.numpy())`` 或 ``torch.from_dlpack(t)``，有自己的存储对象，尽管比较地址的 ``same_storage`` 说它们共享。dtype 相同时，一次调用会把它再写一次，加载回来后它也落在自己的内存上；dtype 不同时，这次调用同样会报错，因为 ``torch.save`` 比较的是每块存储起始处的地址，而不是存储对象。若经由别的途径得到的存储从 ``t`` 中更靠后的位置开始，比如 ``torch.from_numpy(t[2:].numpy())``，它与 ``t`` 以两种 dtype 在一次调用中保存也不会报错。对有 6 个元素的 ``t``，在一次调用里保存 ``a = t[:4]`` 和 ``b = t[2:]``，文件里只有一块存储，加载回来是同一块存储上的两个张量：往加载出的 ``a[3]`` 写入 ``100``，加载出的 ``b[1]`` 也跟着变，它们是同一个元素。分两次调用保存，每个文件都有整块存储的一份副本，加载出的两个张量互不共享。在 ``meta`` 上，一次调用里保存的这两个视图加载回来时偏移都是 0，各自的存储只有自己的 4 个元素；同一个 ``meta`` 张量以两种 dtype 取出的视图，也能在一次调用中保存而不报错。
+# 在一次 ``torch.save`` 调用里，每个存储对象只写一次，不管有几个被保存的张量用到它，只要它们都以同一种 dtype 查看这块存储；若用了两种 dtype，这次调用会报错（``RuntimeError: Cannot save multiple tensors or storages that view the same data as different types``）。从同一个张量取出的视图，以及它的 ``.data`` 和 ``detach()``，都用它的存储对象（``x.untyped_storage() is y.untyped_storage()``）。经由会另建存储对象的途径落到同一块内存上的张量，比如 ``torch.from_numpy(t.numpy())``、``torch.from_dlpack(t)`` 或 ``torch.frombuffer(t.numpy(), ...)``，对 ``torch.save`` 来说是另一块存储，尽管比较地址的 ``same_storage`` 说它们共享。dtype 相同时，一次调用会把它再写一次，加载回来后它也落在自己的内存上；dtype 不同时，这次调用同样会报错，因为 ``torch.save`` 比较的是每块存储起始处的地址，而不是存储对象。若经由别的途径得到的存储从 ``t`` 中更靠后的位置开始，比如 ``torch.from_numpy(t[2:].numpy())``，它与 ``t`` 以两种 dtype 在一次调用中保存也不会报错。对有 6 个元素的 ``t``，在一次调用里保存 ``a = t[:4]`` 和 ``b = t[2:]``，文件里只有一块存储，加载回来是同一块存储上的两个张量：往加载出的 ``a[3]`` 写入 ``100``，加载出的 ``b[1]`` 也跟着变，它们是同一个元素。分两次调用保存，每个文件都有整块存储的一份副本，加载出的两个张量互不共享。在 ``meta`` 上，一次调用里保存的这两个视图加载回来时偏移都是 0，各自的存储只有自己的 4 个元素；同一个 ``meta`` 张量以两种 dtype 取出的视图，也能在一次调用中保存而不报错。
 
 t = torch.arange(6.0)
 _, records_one, one = save_and_load({"a": t[:4], "b": t[2:]})
@@ -371,14 +371,15 @@ except RuntimeError as refusal:
         "one call that saves views of one storage with two dtypes raises")
 else:
     raise AssertionError("saving views of one storage with two dtypes in one call must raise")
-assert t[:4].untyped_storage() is t[2:].untyped_storage(), "views taken from one tensor use its storage object"
+assert all(route.untyped_storage() is t.untyped_storage() for route in (t[:4], t[2:], t.data, t.detach())), (
+    "views taken from one tensor, and its .data and detach(), use its storage object")
 assert all(
     same_storage(t, other_route) and other_route.untyped_storage() is not t.untyped_storage()
     and save_and_load({"a": t[:4], "b": other_route[2:]})[1] == 2
     and bytes_apart(*save_and_load({"a": t[:4], "b": other_route[2:]})[2].values())
-    for other_route in (torch.from_numpy(t.numpy()), torch.from_dlpack(t))
-), ("torch.from_numpy(t.numpy()) and torch.from_dlpack(t) reach t's memory with a storage object of their own: "
-    "with one dtype, one call writes it a second time, and it comes back apart")
+    for other_route in (torch.from_numpy(t.numpy()), torch.from_dlpack(t), torch.frombuffer(t.numpy(), dtype=t.dtype))
+), ("torch.from_numpy(t.numpy()), torch.from_dlpack(t) and torch.frombuffer reach t's memory with a storage object "
+    "of their own: with one dtype, one call writes it a second time, and it comes back apart")
 for other_route in (torch.from_numpy(t.numpy()), torch.from_dlpack(t)):
     try:
         save_and_load({"a": t[:4], "b": other_route[2:].view(torch.int32)})
@@ -603,4 +604,4 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # 小结
 # ----
 #
-# 在 CPU 上，``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列、转置或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每个存储对象只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享；经由别的途径（``torch.from_numpy``、``torch.from_dlpack``）落到同一块内存上、dtype 相同的张量，即使在一次调用中保存，加载后也互不共享。dtype 不同时，若这样的张量的存储与原张量的存储起始于同一地址，则与同一张量的视图一样会报错；存储从更靠后的位置开始的，如 ``torch.from_numpy(t[2:].numpy())``，可以保存。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。``meta`` 张量没有数据：它的视图加载回来时偏移为 0，存储只到它的最后一个元素为止，即使与同一张量的另一个视图在一次调用中保存也是如此。
+# 在 CPU 上，``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列、转置或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每个存储对象只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享；经由会另建存储对象的途径（``torch.from_numpy``、``torch.from_dlpack``、``torch.frombuffer``；``.data`` 和 ``detach()`` 用的是原张量自己的存储对象）落到同一块内存上、dtype 相同的张量，即使在一次调用中保存，加载后也互不共享。dtype 不同时，若这样的张量的存储与原张量的存储起始于同一地址，则与同一张量的视图一样会报错；存储从更靠后的位置开始的，如 ``torch.from_numpy(t[2:].numpy())``，可以保存。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。``meta`` 张量没有数据：它的视图加载回来时偏移为 0，存储只到它的最后一个元素为止，即使与同一张量的另一个视图在一次调用中保存也是如此。
