@@ -416,11 +416,11 @@ assert same_storage(c, a) and a._version == c._version == 1, "sub_ keeps one sto
 draw_memory("a.sub_(a.grad)", a=a, c=c)
 
 # %%
-# ``torch.optim.SGD`` updates in place too
-# ----------------------------------------
+# A default ``torch.optim.SGD`` step updates in place too
+# -------------------------------------------------------
 #
-# An optimizer step with learning rate 1 performs the same update on the same
-# memory, so ``c`` follows it as well.
+# A step of ``torch.optim.SGD`` built with its default options and learning rate 1
+# performs the same update on the same memory, so ``c`` follows it as well.
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -549,7 +549,7 @@ else:
 # ``a = a - a.grad`` computes a new tensor and moves the name; anything that
 # shares the old tensor's memory, like ``c``, stays with it, and (with grad mode
 # on, outside ``torch.inference_mode()``, when ``a`` requires grad) the new ``a`` is no longer a leaf. To change the values that other names see, update in
-# place under ``torch.no_grad()``, as optimizers do; clear ``.grad`` once per
-# update, and run ``backward()`` on every graph that saved the parameter
+# place under ``torch.no_grad()`` (``a -= a.grad`` above), or step a ``torch.optim.SGD``
+# built with its default options; clear ``.grad`` once per update, and run ``backward()`` on every graph that saved the parameter
 # before you update it. The next page,
 # :ref:`copying-add-rebinding`, shows the same split for ``a = a + 1``.

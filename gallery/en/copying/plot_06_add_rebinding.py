@@ -401,13 +401,14 @@ assert row.grad_fn is not None and not row.is_leaf and a.is_leaf and a.requires_
 # ----------------------------------------------------
 #
 # One call of ``unbind()``, ``split()`` or ``chunk()`` returns its outputs as views, one or more: two here, or one
-# for ``split(2)`` and ``chunk(1)`` of the 2×2 tensor. When the call's source required grad at the call, a leaf
-# or a non-leaf, torch refuses ``+=`` on one of them in grad mode, outside ``torch.inference_mode()``, even when it
-# is the call's only output. Under
+# for ``split(2)`` and ``chunk(1)`` of the 2×2 tensor. When the call ran with grad mode on and its source, a leaf
+# or a non-leaf, required grad then, torch refuses ``+=`` on one of them in grad mode, outside
+# ``torch.inference_mode()``, even when it is the call's only output. Under
 # ``torch.no_grad()`` the edit runs and reaches the source, and after it, in grad mode, no output of that call can
 # enter an operation autograd records, such as ``output * 2`` or ``output.clone()``, while ``detach()`` still gives
-# its values. A source that did not require grad at the call is another case, not run here: see
-# :ref:`data-vs-detach-comparison` for an edit of such an output through ``detach()``.
+# its values. A call made under ``torch.no_grad()`` or inside ``torch.inference_mode()``, or on a source that did
+# not require grad then, is another case, not run here: see :ref:`data-vs-detach-comparison` for an edit of such
+# an output through ``detach()``.
 # :fact:`view-inplace-refused-outside-inference-mode`
 
 def plus_one(t):

@@ -611,8 +611,8 @@ assert torch.equal(a.detach(), torch.tensor([10.0, 20.0, 30.0])), "the edit reac
 # that require grad, one or more: three for ``q, k, v = x.chunk(3)``, one for ``x.chunk(1)``. After an in-place edit of
 # one of them through ``detach()``, an operation autograd records refuses every
 # output of that call, before any ``backward()``, whether the source is a leaf or not, and whether the call ran with
-# grad mode on, under ``torch.no_grad()`` or inside ``torch.inference_mode()``, where the message then says the view
-# was created in that mode (:ref:`copying-add-rebinding`
+# grad mode on, under ``torch.no_grad()`` or inside ``torch.inference_mode()``; in the last two cases the message
+# says the view was created in that mode (:ref:`copying-add-rebinding`
 # shows the same after an edit under ``torch.no_grad()``). Through ``.data`` the
 # edit moves only the version counter of the tensor ``.data`` returns (a counter of
 # its own), not the one the outputs share with their source, and goes unnoticed.

@@ -383,7 +383,7 @@ assert row.grad_fn is not None and not row.is_leaf and a.is_leaf and a.requires_
 # ``unbind()``、``split()`` 和 ``chunk()`` 的输出
 # -----------------------------------------------
 #
-# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用返回的各个输出都是视图，可能有几个，也可能只有一个：这里是两个，对 2×2 的张量调用 ``split(2)`` 和 ``chunk(1)`` 则只有一个。调用时源张量需要梯度的话，无论源张量是叶子张量还是非叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，torch 都拒绝对其中一个输出做 ``+=``，即使它是唯一的输出。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后在梯度模式下，这次调用的所有输出都不能再参与自动求导会记录的运算，例如 ``output * 2`` 或 ``output.clone()``；``detach()`` 仍能取出它们的数值。调用时源张量不需要梯度是另一种情况，这里不运行：通过 ``detach()`` 修改这种输出的情形见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>`。
+# ``unbind()``、``split()`` 或 ``chunk()`` 一次调用返回的各个输出都是视图，可能有几个，也可能只有一个：这里是两个，对 2×2 的张量调用 ``split(2)`` 和 ``chunk(1)`` 则只有一个。调用时梯度模式打开、源张量需要梯度的话，无论源张量是叶子张量还是非叶子张量，在梯度模式下、``torch.inference_mode()`` 之外，torch 都拒绝对其中一个输出做 ``+=``，即使它是唯一的输出。在 ``torch.no_grad()`` 里，这次修改会执行，也会改动源张量，但此后在梯度模式下，这次调用的所有输出都不能再参与自动求导会记录的运算，例如 ``output * 2`` 或 ``output.clone()``；``detach()`` 仍能取出它们的数值。在 ``torch.no_grad()`` 里或 ``torch.inference_mode()`` 里调用，或者调用时源张量不需要梯度，是另一种情况，这里不运行：通过 ``detach()`` 修改这种输出的情形见 :ref:`“检验原博文总结”那一页 <data-vs-detach-comparison>`。
 # :fact:`view-inplace-refused-outside-inference-mode`
 
 def plus_one(t):

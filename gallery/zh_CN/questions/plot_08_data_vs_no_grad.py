@@ -18,7 +18,7 @@
 
 两者都能原地（in-place）修改一个需要梯度的张量。区别出现在还有计算图保存着这个张量、等着 ``backward()``
 的时候：在 ``torch.no_grad()`` 下用 torch 的原地操作修改这个张量或它的视图（view），会被版本计数器（version counter）记下，``backward()`` 报错“one of the
-variables needed for gradient computation has been modified by an inplace operation”；通过 ``.data`` 修改，不会被记下，``backward()`` 可能一声不吭地给出错误的梯度；经由 NumPy 等其他绕开版本计数器的途径写入，即使在 ``torch.no_grad()`` 下也是这样（见下文）。前一种修改至少在以下六种情况下不报错：计算图经由保存张量的钩子（saved tensors hooks）保存这个张量，如下文的
+variables needed for gradient computation has been modified by an inplace operation”；通过 ``.data`` 修改，不会被记下，``backward()`` 可能一声不吭地给出错误的梯度；经由 NumPy 等其他绕开版本计数器的途径写入，即使在 ``torch.no_grad()`` 下也是这样（见下文）。在 ``torch.no_grad()`` 下用原地操作做的修改至少在以下六种情况下不报错：计算图经由保存张量的钩子（saved tensors hooks）保存这个张量，如下文的
 ``save_on_cpu``；自定义 ``Function`` 把它存成了属性；自定义 ``Function`` 保存了它，``backward`` 却从不读取 ``ctx.saved_tensors``，而自动求导（autograd）是在 ``backward`` 读回张量时检查版本的；修改来自不推进版本计数器的内核，fused 优化器的一步就是这样，本站检查过的其他几个见 :ref:`“版本计数器”那一页 <questions-version-counter>`；前向传播是在 ``torch.utils.checkpoint`` 的梯度检查点（activation checkpointing）下运行的，所用函数从参数之外读取这个张量，``backward()`` 会用改过的值把这个函数再跑一遍（见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`）；torch 内部的 ``torch.autograd._unsafe_preserve_version_counter`` 在修改之后把版本计数器调了回去（见下文）。本页让一张计算图等着反向传播，分别用这两种方式修改它保存的张量，再演示
 ``p.data = t`` 如何悄悄改掉参数的形状。本页回答的是
 `pytorch/pytorch#30987 <https://github.com/pytorch/pytorch/issues/30987>`__。

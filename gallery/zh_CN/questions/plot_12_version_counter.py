@@ -354,7 +354,7 @@ print("bias same storage as flat:", same_storage(layer.bias, flat))
 assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.item() == 30.0, "the model follows flat"
 
 # %%
-# ``unsafe_chunk`` 和 ``unsafe_split`` 是绕过计数器的另外两条途径，不在表中。在 ``torch.inference_mode()`` 之外，对布局为 strided、既不是嵌套张量也不是推理张量（inference tensor）的 CPU 张量调用时，``chunk()`` 和 ``split()`` 返回视图（view），这两个方法则不同：返回的各块与原张量共享内存，却不是视图（``_is_view()`` 为 ``False``），各有自己的计数器。经由其中一块修改，原张量的计数器不动；在 ``torch.no_grad()`` 下这样修改下面 float32 的叶子张量 ``weights`` 之后，``backward()`` 照常运行，用的是修改后的数值，不报错。推理张量的各块和推理张量本身一样，没有计数器。:fact:`unsafe-pieces-own-counter-every-dtype`
+# ``unsafe_chunk`` 和 ``unsafe_split`` 是绕过计数器的另外两条途径，不在表中。与返回视图（view）的 ``chunk()`` 和 ``split()`` 不同，在 ``torch.inference_mode()`` 之外对布局为 strided、既不是嵌套张量也不是推理张量（inference tensor）的 CPU 张量调用这两个方法时，返回的各块与原张量共享内存，却不是视图（``_is_view()`` 为 ``False``），各有自己的计数器。经由其中一块修改，原张量的计数器不动；在 ``torch.no_grad()`` 下这样修改下面 float32 的叶子张量 ``weights`` 之后，``backward()`` 照常运行，用的是修改后的数值，不报错。推理张量的各块和推理张量本身一样，没有计数器。:fact:`unsafe-pieces-own-counter-every-dtype`
 
 weights = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
 loss = (weights * weights).sum()
