@@ -76,11 +76,11 @@ def _raises_not_implemented(call: Callable[[], object]) -> bool:
              "z.conj() 报 NotImplementedError。",
 }, {"en": "dense z: complex64, complex128 and complex32 [1+2j, 3-1j, 4+0j], a complex64 view [1:, ::2] of a (3, 4) "
           "tensor (offset 4), a leaf that requires grad, an inference tensor, all on the CPU, and a complex64 "
-          "tensor on meta; sparse z: the COO, CSR, CSC, BSR and BSC layouts (the imag part on COO, the only one "
-          "with .imag); nested z: both layouts",
+          "tensor on meta; sparse z: the COO, CSR, CSC, BSR and BSC layouts (z.conj().imag on COO only); nested "
+          "z: both layouts",
     "zh_CN": "稠密的 z：complex64、complex128 和 complex32 的 [1+2j, 3-1j, 4+0j]，(3, 4) 张量的 complex64 视图 "
              "[1:, ::2]（偏移为 4），需要梯度的叶子张量，推理张量，以上都在 CPU 上，以及 meta 上的 complex64 张量；"
-             "稀疏的 z：COO、CSR、CSC、BSR 和 BSC 布局（.imag 只在 COO 上，只有它支持 .imag）；嵌套的 z：两种布局"})
+             "稀疏的 z：COO、CSR、CSC、BSR 和 BSC 布局（z.conj().imag 只在 COO 上检验）；嵌套的 z：两种布局"})
 def _conj_bits_only_on_dense_complex() -> Fact:
     wrong = []
     for name, z in _dense_complex().items():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 
 import torch
 import torch.utils.checkpoint
@@ -262,46 +263,65 @@ def _optimizer_updates_in_place() -> Fact:
     return Fact(not wrong, f"optimizers not updating in place: {wrong or 'none'}")
 
 
+def _saved_for_backward(operation: Callable[[torch.Tensor], torch.Tensor]) -> tuple[list[str], object]:
+    """What a pack hook receives while ``operation`` runs on a fresh leaf x (``"x"``, ``"output"`` or a 0-d
+    tensor's value), and the number its node keeps as ``_saved_other`` (an internal name), if it keeps one."""
+    x, packed = torch.tensor([0.0, 1.0], requires_grad=True), []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        out = operation(x)
+    other = getattr(out.grad_fn, "_saved_other", None)
+    return ["x" if t is x else "output" if t is out else t.item() if t.dim() == 0 else "other" for t in packed], (
+        other.item() if other is not None and other.dim() == 0 else None)
+
+
 @fact("checkpoint-reruns-when-backward-needs-it", {
     "en": "Counts the calls of fn in checkpoint(fn, x, use_reentrant=...) followed by backward(): with "
           "use_reentrant=False, fn = x.exp().sum() (exp saves its output) is called twice and gives the gradient "
           "exp(x), fn = (x * x).sum() (mul saves its input x) twice too, fn = (x * torch.tensor(2.0)).sum() (mul "
           "saves the tensor 2) twice too, fn = (x + 1).sum() (nothing saved) once, and fn = (x * 2).sum() (mul "
           "keeps its number 2 outside the saved tensors hooks) once, giving the gradient 2; with "
-          "use_reentrant=True, (x + 1).sum() is called twice too.",
+          "use_reentrant=True, (x + 1).sum() is called twice too. What each operation saves is what the pack hook "
+          "of torch.autograd.graph.saved_tensors_hooks receives when it runs outside checkpoint (for x * x, x "
+          "twice; for x * 2, nothing, while its node still holds the 2).",
     "zh_CN": "数 checkpoint(fn, x, use_reentrant=...) 再 backward() 时 fn 被调用的次数：use_reentrant=False 时，"
              "fn = x.exp().sum()（exp 保存它的输出）被调用两次，梯度是 exp(x)；fn = (x * x).sum()（mul 保存它的输入 x）"
              "也被调用两次；fn = (x * torch.tensor(2.0)).sum()（mul 保存张量 2）也被调用两次；fn = (x + 1).sum()"
              "（什么也没保存）只被调用一次；fn = (x * 2).sum()（mul 保存数 2 时不经过保存张量的钩子）也只被调用一次，"
-             "梯度是 2；use_reentrant=True 时，(x + 1).sum() 也被调用两次。",
+             "梯度是 2；use_reentrant=True 时，(x + 1).sum() 也被调用两次。各运算保存了什么，是在 checkpoint 之外"
+             "运行它时 torch.autograd.graph.saved_tensors_hooks 的打包钩子收到的张量（x * x 收到两次 x；x * 2 "
+             "什么也没收到，而它的节点仍保存着那个 2）。",
 })
 def _checkpoint_reruns() -> Fact:
-    functions = {"exp": lambda x: x.exp().sum(), "add": lambda x: (x + 1).sum(), "square": lambda x: (x * x).sum(),
-                 "times tensor 2": lambda x: (x * torch.tensor(2.0)).sum(), "times 2": lambda x: (x * 2).sum()}
-    calls, grads = dict.fromkeys(functions, 0), {}
+    operations = {"exp": lambda x: x.exp(), "add": lambda x: x + 1, "square": lambda x: x * x,
+                  "times tensor 2": lambda x: x * torch.tensor(2.0), "times 2": lambda x: x * 2}
+    calls, grads = dict.fromkeys(operations, 0), {}
 
     def counted(name: str, use_reentrant: bool = False) -> None:
         """checkpoint(fn, x, use_reentrant=...).backward() on a fresh x, counting the calls of fn."""
         def fn(x: torch.Tensor) -> torch.Tensor:
             calls[name] += 1
-            return functions[name](x)
+            return operations[name](x).sum()
 
         x = torch.tensor([0.0, 1.0], requires_grad=True)
         checkpoint = torch.utils.checkpoint.checkpoint  # looked up at each run, so a test can replace it
         checkpoint(fn, x, use_reentrant=use_reentrant).backward()
         grads[name] = x.grad
 
-    for name in functions:
+    for name in operations:
         counted(name)
     right = torch.allclose(grads["exp"], torch.tensor([0.0, 1.0]).exp())
     number_grad = grads["times 2"] is not None and grads["times 2"].tolist() == [2.0, 2.0]
     non_reentrant = dict(calls)
     counted("add", use_reentrant=True)
     reentrant_add = calls["add"] - non_reentrant["add"]
+    saved = {name: _saved_for_backward(operation) for name, operation in operations.items()}
     return Fact(non_reentrant == {"exp": 2, "add": 1, "square": 2, "times tensor 2": 2, "times 2": 1}
-                and reentrant_add == 2 and right and number_grad,
+                and reentrant_add == 2 and right and number_grad
+                and saved == {"exp": (["output"], None), "add": ([], None), "square": (["x", "x"], None),
+                              "times tensor 2": ([2.0], 2.0), "times 2": ([], 2)},
                 f"use_reentrant=False calls: {non_reentrant}; use_reentrant=True calls of (x + 1).sum(): "
-                f"{reentrant_add}; exp gradient right: {right}; gradient of (x * 2).sum() is 2: {number_grad}")
+                f"{reentrant_add}; exp gradient right: {right}; gradient of (x * 2).sum() is 2: {number_grad}; "
+                f"(what the pack hook receives, the number the node keeps) outside checkpoint: {saved}")
 
 
 @fact("batchnorm-running-statistics", {

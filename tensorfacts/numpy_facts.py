@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import same_storage
+from tensorfacts.tensors import bytes_apart
 
 
 @fact("detach-numpy-needs-plain-dense", {
@@ -124,7 +124,7 @@ def _detach_numpy_needs_plain_dense() -> Fact:
             refused[f"nested {name}"] = plain
     strided_is_dense = nested["torch.strided"].layout == torch.strided  # the layout torch documents as dense
     resolved = (z.conj().resolve_conj(), z.conj().imag.resolve_neg())
-    copies = all(not same_storage(r, z) and r.numpy() is not None for r in resolved)
+    copies = all(bytes_apart(r, z) and r.numpy() is not None for r in resolved)
     dtypes = _numpy_by_dtype()
     return Fact(follows and all(refused.values()) and strided_is_dense and copies and dtypes[0],
                 f"array follows a: {follows}; numpy() refused: {refused}; strided nested layout: {strided_is_dense}; "
