@@ -310,8 +310,10 @@ assert all(bytes_apart(copies["copy.deepcopy"][key], state[key]) for key in stat
 # Lists behave the same: ``items.copy()``, ``items[:]``, ``list(items)`` and ``copy.copy(items)`` hold the same
 # tensors; ``copy.deepcopy(items)`` holds copies. Copies of plain CPU tensors on one storage (without the
 # conjugate or negative bit) still share one new storage with each other (one deep copy copies a storage once),
-# and a tensor that is a slice of another (``row[2:]`` below) is copied with the whole storage behind it. That
-# sharing needs one storage object: ``torch.from_numpy(t.numpy())`` and ``torch.from_dlpack(t)`` give an alias
+# and such a tensor that is a slice of another (``row[2:]`` below; we tried float32, integer, bool and complex
+# ones) is copied with the whole storage behind it, whereas a slice with the conjugate or negative bit is copied
+# with its own elements only. That sharing needs one storage object: ``torch.from_numpy(t.numpy())`` and
+# ``torch.from_dlpack(t)`` give an alias
 # with a storage object of its own over the same memory, which ``same_storage`` reports as shared, yet its deep
 # copy shares nothing with the copy of ``t``. A ``Parameter`` is copied by cloning it instead: its copy holds
 # only its own elements, and two parameters that shared a storage no longer do.
@@ -340,7 +342,13 @@ assert same_storage(deep_pair[0], deep_pair[1]) and deep_pair[1].untyped_storage
     "deepcopy([row, row[2:]]) keeps one storage, all 16 bytes")
 # sphinx_gallery_start_ignore
 assert bytes_apart(deep_pair[0], row), "the pair's storage is a copy"
-assert copy.deepcopy(row[2:]).untyped_storage().nbytes() == 16, "a slice alone is copied with its whole storage"
+assert all(copy.deepcopy(row.to(dtype)[2:]).untyped_storage().nbytes() == row.to(dtype).untyped_storage().nbytes()
+           for dtype in (torch.float32, torch.int64, torch.bool, torch.complex64)), (
+    "a slice alone is copied with its whole storage")
+conj_row = torch.complex(row, row)
+assert copy.deepcopy(conj_row.conj()[2:]).untyped_storage().nbytes() == 16 and copy.deepcopy(
+    conj_row.conj().imag[2:]).untyped_storage().nbytes() == 8, (
+    "a slice with the conjugate or negative bit is copied with its own elements only")
 # sphinx_gallery_end_ignore
 
 alias = torch.from_numpy(row.numpy())

@@ -18,9 +18,9 @@ Tied weights: two state_dict() keys, one Parameter
 
 This page ties a decoder to an embedding and follows the weight through ``state_dict()``,
 ``named_parameters()``, ``deepcopy``, ``load_state_dict``, ``torch.save`` and ``torch.load``, and a
-training step: on the CPU, all but ``state_dict()`` (and ``load_state_dict`` with ``assign=True``, or from a dict
-such a load has flagged) treat it as one tensor. Then it ties only the memory, and
-shows what that breaks.
+training step. On the CPU, ``torch.save`` writes the weight as one storage and ``torch.load`` gives its two entries
+one storage again, and the others, all but ``state_dict()`` (and ``load_state_dict`` with ``assign=True``, or from a
+dict such a load has flagged), treat it as one ``Parameter``. Then it ties only the memory, and shows what that breaks.
 """
 
 # %%

@@ -324,10 +324,18 @@ def cpu_autocast_outcome(dtype):
 
 assert [cpu_autocast_outcome(taken) for taken in (torch.bfloat16, torch.float16)] == [
     (torch.bfloat16, []), (torch.float16, [])], "CPU autocast takes bfloat16 and float16 without a warning"
-assert all(cpu_autocast_outcome(other) == (torch.float32, [(UserWarning, True)]) for other in (
+other_dtypes = (
     torch.float32, torch.float64, torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
-    torch.complex32, torch.complex64, torch.complex128, torch.float8_e4m3fn, torch.float8_e5m2)), (
-    "given float32, float64, an integer, bool, complex or float8 dtype, CPU autocast warns and computes as without it")
+    torch.uint16, torch.uint32, torch.uint64, torch.uint1, torch.uint2, torch.uint3, torch.uint4, torch.uint5,
+    torch.uint6, torch.uint7, torch.complex32, torch.complex64, torch.complex128, torch.float8_e4m3fn,
+    torch.float8_e5m2, torch.float8_e4m3fnuz, torch.float8_e5m2fnuz, torch.qint8, torch.quint8, torch.qint32,
+    torch.quint4x2, torch.quint2x4, torch.bits1x8, torch.bits2x4, torch.bits4x2, torch.bits8, torch.bits16,
+) + ((torch.int1, torch.int2, torch.int3, torch.int4, torch.int5, torch.int6, torch.int7)
+     if torch.__version__ >= "2.6" else ()) + (  # torch.int1 to torch.int7 exist from torch 2.6 on
+    (torch.float8_e8m0fnu, torch.float4_e2m1fn_x2) if torch.__version__ >= "2.8" else ())
+assert all(cpu_autocast_outcome(other) == (torch.float32, [(UserWarning, True)]) for other in other_dtypes), (
+    "given float32, float64, an integer, bool, complex, float8, float4, quantized or bits dtype, CPU autocast "
+    "warns and computes as without it")
 # sphinx_gallery_end_ignore
 
 # %%

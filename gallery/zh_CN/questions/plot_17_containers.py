@@ -296,7 +296,7 @@ assert all(bytes_apart(copies["copy.deepcopy"][key], state[key]) for key in stat
 
 # %%
 # 列表也一样：``items.copy()``、``items[:]``、``list(items)`` 和 ``copy.copy(items)`` 装的是同样的张量；
-# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量，只要不带共轭位（conjugate bit）或负号位（negative bit），复制之后彼此仍然共享（一次深拷贝，每块存储只复制一份）；由切片得到的张量（如下面的 ``row[2:]``）复制时，连同它背后的整块存储一起复制。这种共享要求是同一个存储对象：``torch.from_numpy(t.numpy())`` 和 ``torch.from_dlpack(t)`` 得到的别名有自己的存储对象，只是落在同一块内存上，``same_storage`` 报告二者共享存储，可它的深拷贝与 ``t`` 的副本什么也不共享。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
+# ``copy.deepcopy(items)`` 装的是副本。同一块存储上的普通 CPU 张量，只要不带共轭位（conjugate bit）或负号位（negative bit），复制之后彼此仍然共享（一次深拷贝，每块存储只复制一份）；这样的张量若是由切片得到的（如下面的 ``row[2:]``；我们试了 float32、整数、bool 和复数张量），复制时连同它背后的整块存储一起复制；带共轭位或负号位的切片则只复制它自己的元素。这种共享要求是同一个存储对象：``torch.from_numpy(t.numpy())`` 和 ``torch.from_dlpack(t)`` 得到的别名有自己的存储对象，只是落在同一块内存上，``same_storage`` 报告二者共享存储，可它的深拷贝与 ``t`` 的副本什么也不共享。``Parameter`` 则是克隆出来的：副本只含它自己的元素，原本共享一块存储的两个参数，复制之后不再共享。
 
 items = [torch.ones(2), torch.zeros(2)]
 shallow = {"items.copy()": items.copy(), "items[:]": items[:], "list(items)": list(items),
@@ -322,7 +322,13 @@ assert same_storage(deep_pair[0], deep_pair[1]) and deep_pair[1].untyped_storage
     "deepcopy([row, row[2:]]) keeps one storage, all 16 bytes")
 # sphinx_gallery_start_ignore
 assert bytes_apart(deep_pair[0], row), "the pair's storage is a copy"
-assert copy.deepcopy(row[2:]).untyped_storage().nbytes() == 16, "a slice alone is copied with its whole storage"
+assert all(copy.deepcopy(row.to(dtype)[2:]).untyped_storage().nbytes() == row.to(dtype).untyped_storage().nbytes()
+           for dtype in (torch.float32, torch.int64, torch.bool, torch.complex64)), (
+    "a slice alone is copied with its whole storage")
+conj_row = torch.complex(row, row)
+assert copy.deepcopy(conj_row.conj()[2:]).untyped_storage().nbytes() == 16 and copy.deepcopy(
+    conj_row.conj().imag[2:]).untyped_storage().nbytes() == 8, (
+    "a slice with the conjugate or negative bit is copied with its own elements only")
 # sphinx_gallery_end_ignore
 
 alias = torch.from_numpy(row.numpy())

@@ -348,13 +348,15 @@ with torch.no_grad():
 print("lerp_:            ", target.weight.detach())
 print("mul_().add_():    ", soft.weight.detach())
 print("formula:          ", expected[0])
-print("separate storage:", not same_storage(target.weight, online.weight))
+print("no memory shared:", bytes_apart(target.weight, online.weight))
 assert all(
     torch.allclose(t, e) for t, e in zip([*target.parameters(), *soft.parameters()], expected * 2, strict=True)
 ), "lerp_ and mul_().add_() give the formula's values in every parameter"
 # sphinx_gallery_start_ignore
 assert not torch.allclose(target.weight, online.weight), "the target moved only part of the way"
-assert bytes_apart(soft.weight, online.weight), "the soft copy keeps its own memory"
+assert all(bytes_apart(mine, theirs) for net in (target, soft)
+           for mine, theirs in zip(net.parameters(), online.parameters(), strict=True)), (
+    "the lerp_ target and the mul_().add_() copy keep their own memory in every parameter")
 # sphinx_gallery_end_ignore
 norm_online, norm_target = torch.nn.BatchNorm1d(2), torch.nn.BatchNorm1d(2)
 normalized = norm_online(states)

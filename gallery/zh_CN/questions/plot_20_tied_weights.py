@@ -17,7 +17,7 @@
       self.decoder.weight = self.embedding.weight
 
 本页让解码层与嵌入层共享权重，然后跟着这个权重走一遍 ``state_dict()``、``named_parameters()``、``deepcopy``、``load_state_dict``、
-``torch.save`` 和 ``torch.load``，再训练一步：在 CPU 上，除 ``state_dict()``，以及加了 ``assign=True`` 或从留有这种加载标志的字典加载的 ``load_state_dict`` 外，其余都把这个权重当作一个张量。最后只共享内存，看看这样会坏在哪里。
+``torch.save`` 和 ``torch.load``，再训练一步。在 CPU 上，``torch.save`` 把这个权重写成一块存储，``torch.load`` 读回的两项又共享一块存储；其余各处，除 ``state_dict()``，以及加了 ``assign=True`` 或从留有这种加载标志的字典加载的 ``load_state_dict`` 外，都把这个权重当作一个 ``Parameter``。最后只共享内存，看看这样会坏在哪里。
 """
 
 # %%
