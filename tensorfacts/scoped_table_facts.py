@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
+import math
 import warnings
 from collections.abc import Callable
 
@@ -143,9 +145,19 @@ KINDS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 }
 _CALLS: dict[str, Callable[[torch.Tensor, tuple[int, ...]], torch.Tensor | None]] = {
     "reshape": lambda x, shape: x.reshape(shape),
+    "reshape, -1 first": lambda x, shape: x.reshape(-1, *shape[1:]) if x.numel() else None,
     "reshape_as": lambda x, shape: x.reshape_as(torch.empty(shape)),
-    "flatten": lambda x, shape: x.flatten() if len(shape) == 1 else None,
 }
+
+
+def _flattened(x: torch.Tensor) -> dict[str, tuple[torch.Tensor, tuple[int, ...]]]:
+    """``x.flatten(s, e)`` for every pair of dimensions s <= e, each written with a negative index too, and
+    ``x.flatten()``: each result with the shape it has."""
+    n, out = x.dim(), {"flatten()": (x.flatten(), (x.numel(),))}
+    for s, e in ((s, e) for s in range(-n, n) for e in range(-n, n) if s % n <= e % n):
+        shape = (*x.shape[:s % n], math.prod(x.shape[s % n:e % n + 1]), *x.shape[e % n + 1:])
+        out[f"flatten({s}, {e})"] = x.flatten(s, e), shape
+    return out
 
 
 def _view_runs(x: torch.Tensor, shape: tuple[int, ...]) -> bool:
@@ -162,32 +174,37 @@ def reshape_views(case: Case) -> tuple[tuple[str, ...], bool, bool]:
     view; whether some was a copy)."""
     _, a = case.build()
     wrong, kinds = [], set()
-    for kind, make in KINDS.items():
-        for layout, lay in LAYOUTS.items():
-            x = lay(make(a))
-            for shape in _SHAPES[x.numel()]:
-                for call, reshape in _CALLS.items():
-                    result = reshape(x, shape)
-                    if result is None:
-                        continue
-                    shares = result.untyped_storage()._cdata == x.untyped_storage()._cdata
-                    kinds.add(shares)
-                    if shares != _view_runs(x, shape):
-                        wrong.append(f"{layout.replace('t', kind, 1)}.{call}{shape}: shares {shares}")
+    for (kind, make), (layout, lay), (mode, enter) in itertools.product(KINDS.items(), LAYOUTS.items(),
+                                                                        GRAD_MODES.items()):
+        x = lay(make(a))
+        with enter():
+            results = {f"{call}{shape}": (reshape(x, shape), shape) for shape in _SHAPES[x.numel()]
+                       for call, reshape in _CALLS.items()} | _flattened(x)
+            for call, (result, shape) in results.items():
+                if result is None:
+                    continue
+                shares = result.untyped_storage()._cdata == x.untyped_storage()._cdata
+                kinds.add(shares)
+                if shares != _view_runs(x, shape):
+                    wrong.append(f"{layout.replace('t', kind, 1)}.{call}, {mode}: shares {shares}")
     return tuple(wrong), True in kinds, False in kinds
 
 
 @scoped_fact("reshape-view-exactly-when-view-runs", {
     "en": "Takes a, and makes from it an int64, a bool, a conjugate complex64 tensor and its imaginary part "
           "(negative bit); lays each of the five out seven ways (itself, [::2], expand(4, 3) and its transpose, "
-          "[:, None].expand(3, 4), and the empty [:0].expand(3, 0) and its transpose), and calls reshape, "
-          "reshape_as (and flatten, for a flat "
-          "shape) with three to nine shapes of the same number of elements: the result keeps the storage it was "
-          "made from exactly when view() of that shape runs; both happen.",
+          "[:, None].expand(3, 4), and the empty [:0].expand(3, 0) and its transpose). With grad mode on, under "
+          "torch.no_grad() and inside torch.inference_mode(), calls reshape (with the shape written out, and with "
+          "-1 for its first size when there are elements) and reshape_as with three to nine shapes of the same "
+          "number of elements, and flatten() and flatten(s, e) for every pair of dimensions s <= e (each written "
+          "with a negative index too): the result keeps the storage it was made from exactly when view() of its "
+          "shape runs; both happen.",
     "zh_CN": "取 a，再由它做出 int64 张量、bool 张量、共轭的 complex64 张量及其虚部（负号位），这五个张量各排成七种布局"
-             "（本身、[::2]、expand(4, 3) 及其转置、[:, None].expand(3, 4)，以及空的 [:0].expand(3, 0) 及其转置），"
-             "再用元素个数相同的三到九种形状调用 reshape、reshape_as（形状是一维时还调用 flatten）：结果沿用原来的"
-             "存储，恰好发生在同一形状的 view() 能执行时；两种结果都出现。",
+             "（本身、[::2]、expand(4, 3) 及其转置、[:, None].expand(3, 4)，以及空的 [:0].expand(3, 0) 及其转置）。"
+             "在梯度模式下、torch.no_grad() 下和 torch.inference_mode() 里，用元素个数相同的三到九种形状调用 "
+             "reshape（形状逐项写出；有元素时还把第一维写成 -1）和 reshape_as，并对每一对满足 s <= e 的维度调用 "
+             "flatten() 和 flatten(s, e)（维度也用负数下标写一遍）：结果沿用原来的存储，恰好发生在同一形状的 "
+             "view() 能执行时；两种结果都出现。",
 }, lambda case: ((), True, True))
 def _reshape_views(case: Case) -> tuple[tuple[str, ...], bool, bool]:
     return reshape_views(case)

@@ -168,8 +168,10 @@ VIEW_NOTES: tuple[Advice, ...] = (
     Advice(
         "maybe-copy",
         {
-            "en": "`reshape()`, `reshape_as()` and `flatten()` return a view when strides can express the new shape "
-                "over the source's memory (when `view()` of that shape would run), and a copy otherwise; "
+            "en": "On a float32, float64, bfloat16, int64, bool or complex64 tensor of the default strided layout "
+                "that is not nested, `reshape()`, `reshape_as()` and `flatten()` return a view when strides can "
+                "express the new shape over the source's memory (when `view()` of that shape would run), and a copy "
+                "otherwise; "
                 "`flatten()` returns the tensor itself when there is nothing to merge (`start_dim` and `end_dim` "
                 "name the same dimension of a tensor of the default strided layout with one dimension or more), as "
                 "`flatten()` of a 1-d tensor and `flatten(1)` of a 2-d one do. For the "
@@ -178,12 +180,13 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "non-contiguous `a`, `a.t().reshape(2, 2, 3)` of the contiguous one), and writes through them reach "
                 "`a`. Code must not rely on "
                 "either: call `view()` where it needs a view (it raises rather than copy) and `clone()` where it "
-                "needs a copy. `a.to(torch.float32)` and `a.type_as(torch.empty(0))` on a float32 `a`, "
+                "needs a copy. `a.to(torch.float32)` and `a.type_as(torch.empty(0))` on the table's float32 `a`, "
                 "and `a.data`, share its storage without being views for autograd (the two conversions "
                 "return `a` itself), and so does `a.contiguous()` on the contiguous source, which it returns "
                 "itself; on the non-contiguous one `a.contiguous()` copies. On both layouts, "
                 "`a.to(torch.float64)` copies, and so does indexing with a list of Python integers or a mask.",
-            "zh_CN": "`reshape()`、`reshape_as()` 和 `flatten()` 在源张量的内存上能用步长表示出新形状时"
+            "zh_CN": "对默认 strided 布局、非嵌套的 float32、float64、bfloat16、int64、bool 或 complex64 张量，"
+                "`reshape()`、`reshape_as()` 和 `flatten()` 在源张量的内存上能用步长表示出新形状时"
                 "（也就是同一形状的 `view()` 能执行时）返回视图，否则返回副本；对默认的 strided 布局下"
                 "至少一维的张量，没有维度可合并时（`start_dim` 和 `end_dim` 是同一维），"
                 "`flatten()` 返回的就是这个张量本身，"
@@ -193,7 +196,8 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "通过它们写入会落到 `a` 上。"
                 "代码不能依赖其中任何一种结果：需要视图就调用 `view()`（不能给出视图时它会报错，而不是复制），"
                 "需要副本就调用 `clone()`。"
-                "对 float32 的 `a`，`a.to(torch.float32)`、`a.type_as(torch.empty(0))` 以及 `a.data` 都与它共享存储，"
+                "对表中 float32 的 `a`，`a.to(torch.float32)`、`a.type_as(torch.empty(0))` 以及 `a.data` "
+                "都与它共享存储，"
                 "但在自动求导看来不是视图（这两个转换返回的都是 `a` 本身）；"
                 "`a.contiguous()` 对连续的源张量也是这样，返回的就是它本身，对不连续的源张量则会复制。"
                 "`a.to(torch.float64)`、用由 Python 整数组成的列表或掩码做索引，在两种布局下都会复制。",

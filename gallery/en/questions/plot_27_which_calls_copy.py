@@ -414,8 +414,9 @@ assert all(torch.equal(c.view(-1), flat_values) for c in fixes.values()), (
 # ``reshape``: a view where strides allow, a copy elsewhere
 # ---------------------------------------------------------
 #
-# ``reshape`` returns a view whenever the new shape can be written with strides over the source's
-# memory, and a copy otherwise, whether the source is contiguous or not. So on the non-contiguous
+# On the float32 tensors of the default strided layout below, ``reshape`` returns a view whenever the
+# new shape can be written with strides over the source's memory, and a copy otherwise, whether the
+# source is contiguous or not. So on the non-contiguous
 # ``a.t()`` (shape 3 x 2), ``reshape(3, 1, 2)`` is a view and ``reshape(6)`` a copy; on the
 # non-contiguous ``torch.arange(12.0)[::2]`` every shape below is a view. For each source and shape
 # the table compares storages, fills the result with -1 and looks whether the source changed, and
@@ -459,8 +460,8 @@ assert not any(sources[name][0]().is_contiguous() for name in ("a.t()", "arange(
 # ``flatten`` follows the same rule: of the non-contiguous ``y = x[:, 1:]``, ``y.flatten(1)`` is a
 # view, while ``y.flatten()`` copies, and so does ``a.t().flatten()``. On a 1-d tensor of the default
 # strided layout ``flatten()`` returns the tensor itself (:fact:`flatten-unmerged-returns-itself`).
-# ``view`` accepts a shape exactly where ``reshape`` and ``flatten`` give a view, and raises where
-# they copy, with the message quoted above.
+# On these tensors, ``view`` accepts a shape exactly where ``reshape`` and ``flatten`` give a view,
+# and raises where they copy, with the message quoted above.
 
 y = x[:, 1:]
 flat = {
@@ -546,8 +547,10 @@ assert w.t().clone().stride() == w.t().stride() != w.t().contiguous().stride(), 
 #
 # ``expand`` and ``view`` never copy, ``repeat`` always does. ``contiguous()`` (with its default
 # ``memory_format``) copies only a non-contiguous tensor, and returns a contiguous one itself. ``clone()`` always copies, with the
-# source's strides where the source is dense, so its result may still refuse ``view``. ``reshape``
-# and ``flatten`` give a view or a copy by the strides, not by the source's contiguity (``flatten``
+# source's strides where the source is dense, so its result may still refuse ``view``. On a float32,
+# float64, bfloat16, int64, bool or complex64 tensor of the default strided layout that is not nested,
+# ``reshape`` and ``flatten`` give a view exactly where ``view`` runs, so by the strides, not by the
+# source's contiguity (:fact:`reshape-view-exactly-when-view-runs`; ``flatten``
 # returns a tensor of the default strided layout itself when ``start_dim`` and ``end_dim`` name the same
 # dimension: ``flatten()`` of a 1-d tensor, ``flatten(1)`` of a 2-d one;
 # of a 0-d tensor, which has no dimension, ``flatten()``
