@@ -115,10 +115,15 @@ def _data_edits_reach_both_every_dtype() -> Fact:
                 f"per kind: {seen}; a.data starts at a's memory on the packed quantized dtypes: {starts}")
 
 
+def _coo(dtype: torch.dtype) -> torch.Tensor:
+    """A sparse COO CPU tensor of ``dtype`` holding 1, 2, 3 at positions 0 to 2 of 4."""
+    return torch.sparse_coo_tensor(torch.tensor([[0, 1, 2]]), torch.tensor([1, 2, 3]).to(dtype), (4,))
+
+
 def _sparse_coo(dtype: torch.dtype) -> torch.Tensor | None:
-    """A sparse COO CPU tensor of ``dtype`` holding 1, 2, 3 at positions 0 to 2 of 4, or None where torch makes none."""
+    """:func:`_coo`, or None where torch makes none of ``dtype``."""
     try:
-        return torch.sparse_coo_tensor(torch.tensor([[0, 1, 2]]), torch.tensor([1, 2, 3]).to(dtype), (4,))
+        return _coo(dtype)
     except (RuntimeError, NotImplementedError):
         return None
 
@@ -159,7 +164,7 @@ def _sparse_coo_zero_moves_values() -> Fact:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # complex32 warns when made
         makes = {str(d): (lambda d=d: _sparse_coo(d)) for d in _torch_dtypes() if _sparse_coo(d) is not None}
-        makes["float32 leaf"] = lambda: _sparse_coo(torch.float32).requires_grad_()
+        makes["float32 leaf"] = lambda: _coo(torch.float32).requires_grad_()  # made, or the fact stops
         seen = {f"{name} {take} through {'c' if through_c else 'a'}": _zero_moves_values(make, take, through_c)
                 for name, make in makes.items() for take in (".data", ".detach()") for through_c in (True, False)}
     wrong = [case for case, outcome in seen.items() if outcome != (True, True, True)]
