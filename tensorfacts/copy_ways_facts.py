@@ -14,14 +14,9 @@ import torch
 
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.glossary_facts import INPLACE
+from tensorfacts.meta_reasons import NEEDS_ADDRESSES
 from tensorfacts.scope import VALUE_DEVICES, Case, Raised
 from tensorfacts.standard_sources import GRAD_SOURCES
-
-#: Why the facts that compare memory leave ``meta`` out, in every edition's language.
-NEEDS_ADDRESSES = {
-    "en": "it compares where memory starts, and every meta tensor's memory starts at address 0",
-    "zh_CN": "它要比较内存的起点，而每个 meta 张量的内存都从地址 0 开始",
-}
 
 #: The layouts ``a`` is given, by name: itself, and each sparse layout torch has (the compressed ones of a 1×n
 #: matrix, in blocks of 1×1 for BSR and BSC).

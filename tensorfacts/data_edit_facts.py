@@ -15,15 +15,15 @@ import torch
 
 from tensorfacts.detach_layout_facts import KINDS_SCOPE, Kind, _after, _detach_kinds, _torch_dtypes
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
+from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, values_equal
 from tensorfacts.standard_sources import VERSIONED_SOURCES
 
 #: Why the scoped fact leaves ``meta`` and the inference tensor out, in every edition's language.
-_NARROWER = {
-    "en": "it compares values, and a meta tensor holds none; the sentence it checks speaks of tensors made outside "
-          "torch.inference_mode()",
-    "zh_CN": "它要比较数值，而 meta 张量不存放数值；它检验的句子只说在 torch.inference_mode() 之外创建的张量",
-}
+_NARROWER = NEEDS_VALUES.around(after={
+    "en": "; the sentence it checks speaks of tensors made outside torch.inference_mode()",
+    "zh_CN": "；它检验的句子只说在 torch.inference_mode() 之外创建的张量",
+})
 
 
 def data_edits_reach_both(case: Case) -> dict[str, object]:

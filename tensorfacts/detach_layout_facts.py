@@ -14,14 +14,9 @@ from collections.abc import Callable
 import torch
 
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
+from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, values_equal
 from tensorfacts.standard_sources import NO_VERSION_COUNTER
-
-#: Why the strided fact leaves ``meta`` out, in every edition's language.
-_NEEDS_VALUES = {
-    "en": "it compares values, and a meta tensor holds none",
-    "zh_CN": "它要比较数值，而 meta 张量不存放数值",
-}
 
 
 def _editing(case: Case) -> contextlib.AbstractContextManager:
@@ -103,7 +98,7 @@ def _reach_both_expected(case: Case) -> dict[str, object]:
              "c[:1]._version 也报错，c._version 两次都是 0；a.data._version 最后仍是 0。"
              "之后在两种模式外调用 c.add_(1)：a 看得到这次修改，a._version 和 c._version "
              "变为 4；推理张量上则是 c._version 变为 1。",
-}, _reach_both_expected, devices=VALUE_DEVICES, narrower=_NEEDS_VALUES)
+}, _reach_both_expected, devices=VALUE_DEVICES, narrower=NEEDS_VALUES)
 def _detach_edits_reach_both(case: Case) -> dict[str, object]:
     return detach_edits_reach_both(case)
 

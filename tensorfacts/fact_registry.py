@@ -109,7 +109,23 @@ class Scoped:
         full = scope.cases(() if self.sources is not None else None)
         if len(chosen) < len(full) and not self.narrower:
             raise ValueError("a scoped fact runs a narrower range than the standard one without saying why")
+        if self.left_out_on_meta(chosen) and not isinstance(self.narrower, scope.Reason):
+            raise ValueError("a scoped fact that leaves meta out says why in a scope.Reason, which checks its words")
         return chosen
+
+    def left_out_on_meta(self, chosen: list[scope.Case]) -> list[scope.Case]:
+        """The standard range's ``meta`` cases that ``chosen`` leaves out, when it leaves ``meta`` out as a device."""
+        if any(case.device == "meta" for case in chosen):
+            return []
+        full = scope.cases(() if self.sources is not None else None)
+        return [case for case in full if case.device == "meta"]
+
+    def unfounded(self) -> list[str]:
+        """The ``meta`` cases the fact leaves out where its reason's words about torch do not hold."""
+        if not isinstance(self.narrower, scope.Reason):
+            return []
+        return [case.label for case in self.left_out_on_meta(self.cases)
+                if scope.observe(self.narrower.holds, case) is not True]
 
     def words(self, language: str) -> str:
         return scope.describe(self.cases, language, self.narrower)
@@ -119,8 +135,14 @@ class Scoped:
         if wrong:
             return Fact(False, f"{len(wrong)} of {len(self.cases)} cases differ from the sentence: "
                         + "; ".join(wrong[:6]))
+        unfounded = self.unfounded()
+        if unfounded:
+            return Fact(False, f"the reason for leaving meta out fails in {len(unfounded)} cases it leaves out: "
+                        + "; ".join(unfounded[:6]))
+        reason = self.left_out_on_meta(self.cases) if isinstance(self.narrower, scope.Reason) else []
         return Fact(True, f"all {len(self.cases)} cases as stated: "
-                    + "; ".join(f"{s}: {' / '.join(sorted(v))}" for s, v in seen.items()))
+                    + "; ".join(f"{s}: {' / '.join(sorted(v))}" for s, v in seen.items())
+                    + (f"; the reason holds in the {len(reason)} meta cases left out" if reason else ""))
 
 
 #: The parts of every scoped fact, for the tests that run an old sentence over the same range.

@@ -18,14 +18,10 @@ from collections.abc import Callable
 import torch
 
 from tensorfacts.fact_registry import scoped_fact
+from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, Raised, by_source, values_equal
 from tensorfacts.tensors import SHAPE_ERRORS, bytes_apart, same_storage
 
-#: Why a fact that compares values leaves ``meta`` out, in every edition's language.
-NEEDS_VALUES = {
-    "en": "it compares values, and a meta tensor holds none",
-    "zh_CN": "它要比较数值，而 meta 张量不存放数值",
-}
 #: The sources an optimizer can train: leaves that require grad.
 TRAINABLE = ("leaf", "parameter")
 #: What a sentence that says "raises RuntimeError" expects.
@@ -145,10 +141,11 @@ def edit_before_save(case: Case) -> tuple[bool, bool]:
              "Parameter 和叶子张量的视图，它还等于让叶子张量从修改后留下的数值重新算一遍得到的梯度；"
              "对非叶子张量（a = x * 2）则不相等。",
 }, by_source({"leaf": (True, True), "parameter": (True, True), "view": (True, True),
-              "non-leaf": (True, False)}), sources=GRAD_SOURCES, devices=VALUE_DEVICES, narrower={
-    "en": "only a tensor that requires grad has a backward to run; " + NEEDS_VALUES["en"],
-    "zh_CN": "只有需要梯度的张量才有反向传播可做；" + NEEDS_VALUES["zh_CN"],
-})
+              "non-leaf": (True, False)}), sources=GRAD_SOURCES, devices=VALUE_DEVICES,
+    narrower=NEEDS_VALUES.around(before={
+    "en": "only a tensor that requires grad has a backward to run; ",
+    "zh_CN": "只有需要梯度的张量才有反向传播可做；",
+}))
 def _edit_before_save(case: Case) -> tuple[bool, bool]:
     return edit_before_save(case)
 
@@ -206,10 +203,10 @@ def logs_over_training(case: Case) -> dict[str, str]:
              "w 最后的值）。",
 }, lambda case: {"loss.item()": EACH_STEP, "w.tolist()": EACH_STEP, "w.detach().clone()": EACH_STEP,
                  "w.detach()": FINAL_W},
-    sources=TRAINABLE, devices=VALUE_DEVICES, narrower={
-    "en": "an optimizer trains leaves that require grad; " + NEEDS_VALUES["en"],
-    "zh_CN": "优化器只训练需要梯度的叶子张量；" + NEEDS_VALUES["zh_CN"],
-})
+    sources=TRAINABLE, devices=VALUE_DEVICES, narrower=NEEDS_VALUES.around(before={
+    "en": "an optimizer trains leaves that require grad; ",
+    "zh_CN": "优化器只训练需要梯度的叶子张量；",
+}))
 def _logs_over_training(case: Case) -> dict[str, str]:
     return logs_over_training(case)
 
@@ -235,10 +232,10 @@ def cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
     "zh_CN": "对 CPU 张量 a，检查 a.cpu() 就是 a 本身；a.detach().to(\"cpu\", copy=True) 有自己的存储、不需要梯度，"
              "之后把 a 原地（in-place）乘以 10（在 torch.no_grad() 下；a 是推理张量时在 torch.inference_mode() 里），"
              "这份副本的数值保持不变。",
-}, lambda case: (True, True, True), devices=VALUE_DEVICES, narrower={
-    "en": "the sentence is about CPU tensors (this build has no GPU); " + NEEDS_VALUES["en"],
-    "zh_CN": "句子说的是 CPU 张量（本次构建没有 GPU）；" + NEEDS_VALUES["zh_CN"],
-})
+}, lambda case: (True, True, True), devices=VALUE_DEVICES, narrower=NEEDS_VALUES.around(before={
+    "en": "the sentence is about CPU tensors (this build has no GPU); ",
+    "zh_CN": "句子说的是 CPU 张量（本次构建没有 GPU）；",
+}))
 def _cpu_snapshot(case: Case) -> tuple[bool, bool, bool]:
     return cpu_snapshot(case)
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import torch
 
-from tensorfacts.copy_ways_facts import NEEDS_ADDRESSES
 from tensorfacts.fact_registry import scoped_fact
+from tensorfacts.meta_reasons import NEEDS_ADDRESSES
 from tensorfacts.scope import VALUE_DEVICES, Case
 
 

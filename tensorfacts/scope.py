@@ -5,7 +5,8 @@ case, what the sentence says happens there, and runs one observation in every ca
 source of the behaviour matrix (leaf, non-leaf, ``Parameter``, view, plain tensor, inference
 tensor), each floating dtype, and each device this build has (``meta``, a device with shapes and no
 data, is on every build). A fact narrows that range only by saying so in words (``scope``), which
-the facts page shows beside it. The fact holds when every case gives what its sentence expects; its
+the facts page shows beside it; words that say what ``meta`` tensors do are a :class:`Reason`, checked in the
+``meta`` cases the fact leaves out. The fact holds when every case gives what its sentence expects; its
 trace names the cases that did not.
 
 Pure Python: imports torch, never Sphinx.
@@ -118,6 +119,21 @@ def mismatches(check: Observe, expect: Expect, scope: list[Case]) -> tuple[list[
         if got != wanted:
             wrong.append(f"{case.label}: {got!r}, expected {wanted!r}")
     return wrong, seen
+
+
+class Reason(dict):
+    """Why a scoped fact runs fewer cases than the standard range, by edition code (the facts page prints it after
+    "Narrower because:"), with ``holds``: what the words say of torch on ``meta``, which
+    :meth:`tensorfacts.fact_registry.Scoped.run` checks in every ``meta`` case the fact leaves out."""
+
+    def __init__(self, texts: Mapping[str, str], holds: Observe) -> None:
+        super().__init__(texts)
+        self.holds = holds
+
+    def around(self, before: Mapping[str, str] | None = None, after: Mapping[str, str] | None = None) -> Reason:
+        """These words with others before or after them (each with its own separator), checked the same."""
+        return Reason({code: (before or {}).get(code, "") + text + (after or {}).get(code, "")
+                       for code, text in self.items()}, self.holds)
 
 
 #: How the facts page names each part of a scope, by edition code.

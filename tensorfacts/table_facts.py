@@ -283,17 +283,19 @@ def _same_grads(a: tuple[torch.Tensor | None, ...], b: tuple[torch.Tensor | None
 
 
 @fact("broadcast-matmul-saves-copy", {
-    "en": "In grad mode, runs torch.matmul(x, y) on the saved-operations table's x (torch.linspace(0.5, 1.3, 9)"
-          ".reshape(3, 3).requires_grad_()) and y = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3), with y requiring "
-          "grad and not, under saved-tensor hooks: of what the pack hook receives, the tensors not on x's memory are "
+    "en": "In grad mode, runs torch.matmul(x, y) on the \"what operations save\" table's x "
+          "(torch.linspace(0.5, 1.3, 9).reshape(3, 3).requires_grad_()) and y = torch.linspace(1.5, 0.2, 18)"
+          ".reshape(2, 3, 3), with y requiring grad and not, under saved-tensor hooks: of what the pack hook "
+          "receives, the tensors not on x's memory are "
           "one tensor, which is neither y nor a view, shares no memory with y and equals y.mT.reshape(6, 3): a copy "
           "of y's transpose reshaped to (6, 3). Run again without hooks, with y.add_(1) under torch.no_grad() after "
           "the matmul, backward() of out.sum() raises nothing and gives the gradients of an unedited run. For "
           "y = z.mT with z made as y was, requiring grad and not, the pack hook receives one tensor on y's memory, "
           "equal to y.mT.reshape(6, 3), and backward() after the same edit raises that a variable needed for "
           "gradient computation was modified by an inplace operation.",
-    "zh_CN": "在梯度模式下，对“运算保存了什么”表中的 x（torch.linspace(0.5, 1.3, 9).reshape(3, 3).requires_grad_()）"
-             "和 y = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3) 运行 torch.matmul(x, y)，y 需要梯度和不需要梯度"
+    "zh_CN": "在梯度模式下，对“各操作保存了哪些张量”表中的 x"
+             "（torch.linspace(0.5, 1.3, 9).reshape(3, 3).requires_grad_()）和 "
+             "y = torch.linspace(1.5, 0.2, 18).reshape(2, 3, 3) 运行 torch.matmul(x, y)，y 需要梯度和不需要梯度"
              "各一次，同时挂上保存张量的钩子（saved tensors hooks）：打包钩子收到的张量中，不在 x 内存上的只有一个，"
              "它既不是 y 也不是视图，与 y 不共享内存，等于 y.mT.reshape(6, 3)：它是 y 的转置改变形状为 (6, 3) "
              "后的副本。不挂钩子再运行一次，在 matmul 之后于 torch.no_grad() 下执行 y.add_(1)，对 out.sum() 调用 "

@@ -13,7 +13,8 @@ from collections.abc import Callable
 import torch
 
 from tensorfacts.fact_registry import scoped_fact
-from tensorfacts.general_facts import NEEDS_VALUES, RAISES
+from tensorfacts.general_facts import RAISES
+from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, by_source
 from tensorfacts.tensors import same_storage
 

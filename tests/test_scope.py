@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from unittest import mock
 
 import pytest
 import torch
@@ -15,6 +16,7 @@ from tensorfacts import (
     fact_registry,
     facts,
     general_facts,
+    meta_reasons,
     scope,
     standard_sources,
     trainable_copy_facts,
@@ -90,6 +92,34 @@ def test_a_narrower_range_without_a_reason_is_refused():
     parts = fact_registry.Scoped(lambda case: 1, lambda case: 1, ("leaf",), scope.DTYPES, ("cpu",), None)
     with pytest.raises(ValueError, match="without saying why"):
         _ = parts.cases
+
+
+def test_leaving_meta_out_needs_a_reason_that_checks_its_words():
+    why = {"en": "why", "zh_CN": "为何"}
+    parts = fact_registry.Scoped(lambda case: 1, lambda case: 1, (), scope.DTYPES, ("cpu",), why)
+    with pytest.raises(ValueError, match="scope.Reason"):
+        _ = parts.cases
+
+
+def test_a_reason_that_does_not_hold_in_a_meta_case_left_out_fails_the_fact():
+    reason = scope.Reason({"en": "why", "zh_CN": "为何"}, lambda case: case.dtype != torch.float64)
+    parts = fact_registry.Scoped(lambda case: 1, lambda case: 1, ("leaf",), scope.DTYPES, ("cpu",), reason)
+    result = parts.run()
+    assert not result.holds and "plain float64 meta" in result.trace and "float32" not in result.trace
+    assert fact_registry.Scoped(lambda case: 1, lambda case: 1, ("leaf",), scope.DTYPES, ("cpu",),
+                                reason.around(after={"en": "; more", "zh_CN": "；更多"})).run().holds is False
+
+
+@pytest.mark.parametrize("holds, change", [
+    (meta_reasons.storages_start_at_zero, mock.patch.object(torch.UntypedStorage, "data_ptr", lambda self: 8)),
+    (meta_reasons.holds_no_values, mock.patch.object(torch.Tensor, "tolist", lambda self: [])),
+    (meta_reasons.holds_no_values, mock.patch.object(torch.Tensor, "cpu", lambda self: self)),
+])
+def test_the_meta_reasons_turn_false_under_a_changed_torch(holds, change):
+    case = scope.Case("leaf", torch.float32, "meta")
+    assert scope.observe(holds, case) is True
+    with change:
+        assert scope.observe(holds, case) is not True
 
 
 @pytest.mark.parametrize("fact_id", SCOPED)
