@@ -56,6 +56,7 @@ REFUSED = {
                                         f"(w * 2).sum().backward()\n{END}"),
     "starts-apart-said-as-no-memory-shared": 'assert not same_storage(a, b), "the copy has memory of its own"',
     "starts-apart-in-any": 'assert not any(same_storage(a, t) for t in (b,)), "copies on new memory"',
+    "starts-apart-without-a-message": "assert not same_storage(a, b)",
 }
 
 ALLOWED = {

@@ -101,7 +101,8 @@ def check_problems(tree: ast.AST) -> list[tuple[int, str]]:
             found.append((node.lineno, "a try block catches the failure of the assert inside it"))
         elif isinstance(node, ast.With) and _has_assert(node.body) and any(map(_suppresses, node.items)):
             found.append((node.lineno, "a with block suppresses the failure of the assert inside it"))
-        if isinstance(node, ast.Assert) and _starts_apart(node.test) and "storage" not in ast.unparse(node.msg or node):
+        said = ast.unparse(node.msg) if isinstance(node, ast.Assert) and node.msg else ""
+        if isinstance(node, ast.Assert) and _starts_apart(node.test) and "storage" not in said:
             found.append((node.lineno, "`not same_storage(...)` says two storages start at different addresses, "
                                        "not that no memory is shared (an alias can start inside its source's "
                                        "storage): assert bytes_apart(...), or say in the message that the check is "
