@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
-from tensorfacts.tensors import VERSION_ERROR, backward_error, fresh_python, same_storage
+from tensorfacts.tensors import VERSION_ERROR, backward_error, bytes_apart, fresh_python, same_storage
 
 _NUMBERS = {"en": ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"),
             "zh_CN": ("两", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二")}
@@ -110,7 +110,7 @@ def _detach_set_keeps_version_counter() -> Fact:
     before = a._version
     d.add_(1)
     error = backward_error(loss)
-    return Fact(a._version == before + 1 and not same_storage(a, d) and VERSION_ERROR in error,
+    return Fact(a._version == before + 1 and bytes_apart(a, d) and VERSION_ERROR in error,
                 f"a._version {before} -> {a._version} after d.add_(1); backward: {error or 'no error'}")
 
 

@@ -36,7 +36,7 @@ def _module_to_gives_parameter_new_memory() -> Fact:
     m.to(torch.float64)
     kept = old.dtype == torch.float32 and old.tolist() == [1.0, 2.0, 3.0]
     on_old = array.__array_interface__["data"][0] == old.data_ptr() and array.tolist() == [1.0, 2.0, 3.0]
-    return Fact(defaults and m.a is a and a.dtype == torch.float64 and not same_storage(a, old) and kept and on_old,
+    return Fact(defaults and m.a is a and a.dtype == torch.float64 and bytes_apart(a, old) and kept and on_old,
                 f"default torch.__future__ settings: {defaults}; m.a is a: {m.a is a}; a.dtype: {a.dtype}; "
                 f"a shares storage with old: {same_storage(a, old)}; "
                 f"old: {old.dtype} {old.tolist()}; array on old's memory: "

@@ -185,7 +185,7 @@ def _clone_identical() -> Result:
     strides = [(x.stride(), x.clone().stride()) for x in (torch.ones(1, 2).expand(2, 2), torch.ones(2, 4)[:, ::2])]
     if strides != [((0, 1), (2, 1)), ((4, 2), (2, 1))]:
         raise AssertionError(f"the note is out of date: the strides of its two examples and their clones are {strides}")
-    if not all(fills_own_memory(x.clone()) and not same_storage(x, x.clone()) for x in expanded_and_step_sliced()):
+    if not all(fills_own_memory(x.clone()) and bytes_apart(x, x.clone()) for x in expanded_and_step_sliced()):
         raise AssertionError("the note is out of date: a clone of an expanded or step-sliced tensor does not "
                              "always fill memory of its own with no gaps and no element twice")
     z = torch.tensor([1 + 1j, 2 - 1j]).conj()
