@@ -238,3 +238,37 @@ def test_an_underline_of_another_width_is_named(text):
 )
 def test_other_lines_of_punctuation_are_left_alone(text):
     assert typography.underline_problems(text) == []
+
+
+#: Text cells citing named facts (the ``fact`` role renders nothing on an example page).
+CITATION_CASES = {
+    "alone-in-brackets": "It returns itself (:fact:`a-b`).",
+    "two-alone-in-brackets": "它返回本身（:fact:`a` :fact:`b`）。",
+    "first-in-brackets": "By the strides (:fact:`a`; ``flatten`` too).",
+    "last-in-brackets": "见下文（见 ``x``；:fact:`a`）。",
+    "after-the-sentence": "It returns itself. :fact:`a-b` Next.",
+    "after-words-in-brackets": "It returns itself (checked: ``x``) :fact:`a`.",
+    "chinese-after-the-sentence": "返回张量本身。:fact:`a`\\ 在这些张量上",
+}
+
+
+def _shown_without_citations(text: str) -> str:
+    """The paragraph's text as docutils renders it when the ``fact`` role renders nothing."""
+    from docutils.parsers.rst import roles
+
+    roles.register_local_role("fact", lambda *args, **kwargs: ([], []))
+    return publish_doctree(text, settings_overrides={"report_level": 5}).astext()
+
+
+@pytest.mark.parametrize("text", CITATION_CASES.values(), ids=CITATION_CASES.keys())
+def test_the_citation_rule_finds_exactly_the_brackets_left_empty(text):
+    """The rule reports a problem exactly where docutils, rendering the citations as nothing, leaves empty
+    brackets or a separator right after an opening or right before a closing bracket."""
+    shown = "".join(_shown_without_citations(text).split())
+    emptied = any(pair in shown for pair in ("()", "（）", "(;", "（；", ";)", "；）"))
+    assert (typography.bracket_problems(text) != []) == emptied, (text, shown)
+
+
+def test_a_citation_problem_names_its_line_and_what_shows():
+    [(line, message)] = typography.bracket_problems("first line\nit returns itself (:fact:`a-b`).")
+    assert line == 2 and "'()'" in message and ":fact:`a-b`" in message

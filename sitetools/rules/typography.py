@@ -16,6 +16,9 @@ Three rules, all run by the page rules (:func:`sitetools.rules.all_rules.check_s
   Chinese; no emphasis (italics) on Chinese text; no English full stop before Chinese punctuation
   (``operation.``；``); no enumeration comma right before a conjunction (``、或``, ``、且``, ``、并``, ``、而``:
   ``……上，或……`` or ``……上或……``), which the narrative pages are held to as well.
+- **A named fact's citation is not the only thing in brackets** (every edition): it renders nothing on the
+  example pages, so ``(:fact:`x`)`` shows "()" and ``(:fact:`x`; more)`` shows "(; more)"; cite the fact
+  after the sentence instead (:func:`bracket_problems`).
 - **No line break inside a Chinese sentence** (editions marked ``cjk``, gallery text cells and narrative
   Markdown pages): a source line may not end in a Chinese character or Chinese punctuation when the
   paragraph's next line starts with one (:func:`linebreak_problems`). The site's pages drop such a break
@@ -199,6 +202,20 @@ def linebreak_problems(text: str, markdown: bool = False) -> list[tuple[int, str
     return problems
 
 
+#: Named facts' citations alone in brackets, or between a separator and a closing bracket: "()" or "(; ...)"
+#: once they render nothing.
+_CITED = rf"(?:\s*{FACT.pattern})+\s*"
+_EMPTIED = re.compile(rf"[(（]{_CITED}[)）;；,，]|[;；,，]{_CITED}[)）]")
+
+
+def bracket_problems(text: str) -> list[tuple[int, str]]:
+    """``(line, message)`` for each pair of brackets that named facts' citations leave empty, or a separator
+    they leave dangling, in the text as a page shows it (a citation renders nothing there)."""
+    return [(text.count("\n", 0, match.start()) + 1,
+             f"{' '.join(match.group().split())} shows as {FACT.sub('', match.group()).replace(' ', '')!r}: a fact's "
+             "citation renders nothing; cite the fact after the sentence instead (see CONTRIBUTING.md, 'Typography')")
+            for match in _EMPTIED.finditer(text)]  # fmt: skip
+
 def underline_problems(text: str) -> list[tuple[int, str]]:
     """``(line, message)`` for each section title whose underline (or overline) is not exactly as long
     as the title is wide. Width is docutils' own measure (``docutils.utils.column_width``): characters
@@ -251,7 +268,7 @@ def check_page(path: Path, cjk: bool, shown: str) -> list[str]:
     if key not in _CHECKED:
         problems = []
         for first, text in text_cells(path):
-            found = markup_problems(text) + underline_problems(text) + (
+            found = markup_problems(text) + underline_problems(text) + bracket_problems(text) + (
                 cjk_problems(text) + linebreak_problems(text) if cjk else [])
             problems += [f"{shown}:{first + line - 1}: {message}" for line, message in found]
         _CHECKED[key] = tuple(problems)

@@ -393,7 +393,7 @@ assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast
 # :ref:`questions-data-vs-no-grad`). Below, the same three views of ``graph_leaf * 1``: an edit through
 # ``row``, recorded or under ``torch.no_grad()``, makes ``backward()`` raise for a graph that saved the
 # base, ``row`` or ``transposed``; a fact tries the views of every view operation torch documents, both
-# ways (:fact:`version-counter-shared-by-views-and-detach`). ``apply_`` and ``map_``, which run a
+# ways. :fact:`version-counter-shared-by-views-and-detach` ``apply_`` and ``map_``, which run a
 # Python function on each value, edit the base through a view without moving any counter. Inference
 # tensors made inside ``torch.inference_mode()`` are the exception: they have no version counter, and
 # their views no ``_base`` (:ref:`questions-inference-mode`).

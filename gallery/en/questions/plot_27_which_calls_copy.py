@@ -459,7 +459,7 @@ assert not any(sources[name][0]().is_contiguous() for name in ("a.t()", "arange(
 #
 # ``flatten`` follows the same rule: of the non-contiguous ``y = x[:, 1:]``, ``y.flatten(1)`` is a
 # view, while ``y.flatten()`` copies, and so does ``a.t().flatten()``. On a 1-d tensor of the default
-# strided layout ``flatten()`` returns the tensor itself (:fact:`flatten-unmerged-returns-itself`).
+# strided layout ``flatten()`` returns the tensor itself. :fact:`flatten-unmerged-returns-itself`
 # On these tensors, ``view`` accepts a shape exactly where ``reshape`` and ``flatten`` give a view,
 # and raises where they copy, with the message quoted above.
 
@@ -550,10 +550,10 @@ assert w.t().clone().stride() == w.t().stride() != w.t().contiguous().stride(), 
 # source's strides where the source is dense, so its result may still refuse ``view``. On a float32,
 # float64, bfloat16, int64, bool or complex64 tensor of the default strided layout that is not nested,
 # ``reshape`` and ``flatten`` give a view exactly where ``view`` runs, so by the strides, not by the
-# source's contiguity (:fact:`reshape-view-exactly-when-view-runs`; ``flatten``
+# source's contiguity (``flatten``
 # returns a tensor of the default strided layout itself when ``start_dim`` and ``end_dim`` name the same
 # dimension: ``flatten()`` of a 1-d tensor, ``flatten(1)`` of a 2-d one;
 # of a 0-d tensor, which has no dimension, ``flatten()``
 # returns a new one-element view): where the
 # difference matters, say which one you want with ``view`` or with a contiguous ``clone``.
-# :fact:`flatten-unmerged-returns-itself`
+# :fact:`reshape-view-exactly-when-view-runs` :fact:`flatten-unmerged-returns-itself`

@@ -416,7 +416,7 @@ assert not any(sources[name][0]().is_contiguous() for name in ("a.t()", "arange(
 # ``flatten`` 与 ``view``
 # -----------------------
 #
-# ``flatten`` 遵循同样的规则：对不连续的 ``y = x[:, 1:]``，``y.flatten(1)`` 是视图，``y.flatten()`` 则是副本，``a.t().flatten()`` 也是副本。对默认 strided 布局的一维张量，``flatten()`` 返回张量本身（:fact:`flatten-unmerged-returns-itself`）。在这些张量上，``view`` 接受某个形状，当且仅当 ``reshape`` 和 ``flatten`` 在这个形状上给出视图；凡是它们复制的地方，``view`` 都会抛出上面引用的那条错误。
+# ``flatten`` 遵循同样的规则：对不连续的 ``y = x[:, 1:]``，``y.flatten(1)`` 是视图，``y.flatten()`` 则是副本，``a.t().flatten()`` 也是副本。对默认 strided 布局的一维张量，``flatten()`` 返回张量本身。:fact:`flatten-unmerged-returns-itself`\ 在这些张量上，``view`` 接受某个形状，当且仅当 ``reshape`` 和 ``flatten`` 在这个形状上给出视图；凡是它们复制的地方，``view`` 都会抛出上面引用的那条错误。
 
 y = x[:, 1:]
 flat = {
@@ -497,4 +497,4 @@ assert w.t().clone().stride() == w.t().stride() != w.t().contiguous().stride(), 
 # 小结
 # ----
 #
-# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 在默认的 ``memory_format`` 下只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制；源张量的元素不重叠地铺满一块内存（即稠密）时，克隆会保留它的步长，所以结果仍可能被 ``view`` 拒绝。对默认 strided 布局、非嵌套的 float32、float64、bfloat16、int64、bool 或 complex64 张量，``reshape`` 和 ``flatten`` 恰好在 ``view`` 能执行时返回视图，所以返回视图还是副本取决于步长，而不是源张量是否连续（:fact:`reshape-view-exactly-when-view-runs`；对默认 strided 布局的张量，``start_dim`` 和 ``end_dim`` 指的是同一维时，``flatten`` 返回张量本身，一维张量的 ``flatten()`` 和二维张量的 ``flatten(1)`` 都是这样（:fact:`flatten-unmerged-returns-itself`）；0 维张量没有维度，它的 ``flatten()`` 返回一个只有一个元素的新视图）：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。
+# ``expand`` 和 ``view`` 从不复制，``repeat`` 总是复制。``contiguous()`` 在默认的 ``memory_format`` 下只复制不连续的张量，对连续的张量返回其本身。``clone()`` 总是复制；源张量的元素不重叠地铺满一块内存（即稠密）时，克隆会保留它的步长，所以结果仍可能被 ``view`` 拒绝。对默认 strided 布局、非嵌套的 float32、float64、bfloat16、int64、bool 或 complex64 张量，``reshape`` 和 ``flatten`` 恰好在 ``view`` 能执行时返回视图，所以返回视图还是副本取决于步长，而不是源张量是否连续（对默认 strided 布局的张量，``start_dim`` 和 ``end_dim`` 指的是同一维时，``flatten`` 返回张量本身，一维张量的 ``flatten()`` 和二维张量的 ``flatten(1)`` 都是这样；0 维张量没有维度，它的 ``flatten()`` 返回一个只有一个元素的新视图）：在这个区别要紧的地方，用 ``view`` 或连续的 ``clone`` 说清楚你要的是哪一种。:fact:`reshape-view-exactly-when-view-runs` :fact:`flatten-unmerged-returns-itself`
