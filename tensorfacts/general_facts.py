@@ -20,7 +20,7 @@ import torch
 from tensorfacts.fact_registry import scoped_fact
 from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, Raised, by_source, values_equal
-from tensorfacts.tensors import SHAPE_ERRORS, bytes_apart, same_storage
+from tensorfacts.tensors import SHAPE_ERRORS, bytes_apart
 
 #: The sources an optimizer can train: leaves that require grad.
 TRAINABLE = ("leaf", "parameter")
