@@ -796,7 +796,10 @@ assert r is h, "an in-place ReLU returns its input"
 # ``layer(x)`` below saves ``x`` and a view of the layer's weight, not its output. That
 # is why ``inplace=True`` works after layers whose backward does not need
 # their output, when that output is a new tensor that no other operation saved (a multiply by a gate
-# that requires grad saves it, and ``backward()`` then raises; a view is not new: see the next cell).
+# that requires grad saves it, and ``backward()`` then raises). A view of the layer's input is not new (see
+# the next cell); the view that ``nn.Linear`` with a bias returns for a 3-d input is a view of the product the
+# layer computed, not of its input, and the in-place ReLU on it gives the same gradient as the plain ReLU
+# (hidden checks).
 # With grad mode on, outside ``torch.inference_mode()``, and an output that requires grad, it does not work
 # on a piece of that output taken with ``chunk``, ``split`` (``split_with_sizes`` included) or ``unbind``, even
 # when it is the only piece, or on a view of such a piece (``[:, :1]`` of it):
@@ -831,6 +834,15 @@ assert all(piece_of_out._base is out for piece_of_out in out.tensor_split(2, dim
 assert torch.equal(out.detach(), layer(x).detach().clamp(min=0)) and (layer(x).detach() < 0).any(), (
     "the in-place ReLU on the tensor_split piece cleared a negative value of the output")
 assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
+sequence_leaf_ = torch.linspace(-2.0, 2.0, 24, requires_grad=True)
+sequence_out_ = layer(sequence_leaf_.reshape(4, 2, 3))
+assert sequence_leaf_.reshape(4, 2, 3)._base is sequence_leaf_ and sequence_out_._base is not None and (
+    sequence_out_._base is not sequence_leaf_), (
+    "for a 3-d input, Linear with a bias returns a view of the product it computed, not of its input")
+assert (sequence_out_ < 0).any(), "the 3-d Linear's output has a negative value for the ReLU to clear"
+plain_sequence_grad_ = torch.autograd.grad(torch.nn.ReLU()(layer(sequence_leaf_.reshape(4, 2, 3))).sum(), sequence_leaf_)
+assert torch.equal(torch.autograd.grad(torch.nn.ReLU(inplace=True)(sequence_out_).sum(), sequence_leaf_)[0],
+                   plain_sequence_grad_[0]), "on the view a 3-d Linear returns, the in-place ReLU gives the same gradient"
 linear_node = layer(x).grad_fn
 assert (linear_node._saved_mat1 is x and linear_node._saved_mat2._base is layer.weight
         and "_saved_result" not in dir(linear_node)), (

@@ -334,8 +334,8 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 
 # %%
 # Each public in-place function of ``torch.nn.init`` (a name that ends in ``_``) runs in grad mode
-# on a float32 leaf that requires grad (the dtype tried here) without an error, and leaves it a leaf with no ``grad_fn`` and a
-# moved version: none of them is recorded. Each gets a 2-d tensor except ``dirac_``, which takes 3
+# on a non-empty float32 CPU leaf that requires grad (the tensors tried here) without an error, and leaves it a leaf
+# with no ``grad_fn`` and a moved version: none of them is recorded. Each gets a 2-d tensor except ``dirac_``, which takes 3
 # to 5 dimensions and gets a 3-d one; ``constant_`` and ``sparse_`` get the one more argument they need
 # (a value, a sparsity). The last line, ``grad mode on``, says whether grad mode is on.
 
@@ -349,7 +349,7 @@ for name in init_names:
     print(f"{name:16} is_leaf={target.is_leaf}  grad_fn={target.grad_fn}  _version moved: {target._version > 0}")
 print("grad mode on:", torch.is_grad_enabled())
 assert torch.is_grad_enabled() and all(leaf and fn is None and v > 0 for leaf, fn, v in initialised.values()), (
-    "every public nn.init function edits a leaf that requires grad in grad mode, unrecorded")
+    "every public nn.init function edits a non-empty float32 CPU leaf that requires grad in grad mode, unrecorded")
 
 # %%
 # A new shape: a new layer, not a swap

@@ -235,9 +235,10 @@ def draw_processes(title, child, **names):
 # -----------------------------------
 #
 # For parameters in the usual dense (strided) layout, as here, its tensors are new tensor objects, detached
-# from autograd, over the parameters' own storage; a module's dense buffers (``running_mean`` of a ``BatchNorm``
-# layer, for example, or a buffer that requires grad) come out the same way, but a buffer registered with
-# ``persistent=False`` does not come out at all. Lazy modules are an exception before their first call: for
+# from autograd, over the parameters' own storage. A ``BatchNorm`` layer's dense buffers (its ``running_mean``,
+# for example, or a buffer added to it that requires grad) come out the same way, and a buffer registered there
+# with ``persistent=False`` does not come out at all. Not every module does so: torch.ao's ``FakeQuantize``
+# puts its ``scale`` and ``zero_point`` buffers themselves in the dict, the module's own objects. Lazy modules are an exception before their first call: for
 # ``LazyLinear`` and the lazy convolution, transposed convolution, batch-norm and instance-norm layers in
 # one, two and three dimensions (``LazyConv2d``, ``LazyBatchNorm1d`` and so on), which the checks try, the
 # uninitialised parameters and buffers come out as the module's own objects, and such a parameter still
@@ -273,7 +274,12 @@ assert norm_owners["needs_grad"].requires_grad and all(
     "a buffer that requires grad included")
 assert "not_saved" in norm_owners and "not_saved" not in norm_state, (
     "state_dict() leaves out a buffer registered with persistent=False")
-assert all(owner.layout == torch.strided for owner in [*model.parameters(), *norm_owners.values()]), (
+fake_quant = torch.ao.quantization.FakeQuantize()
+fake_quant_state = fake_quant.state_dict()
+assert fake_quant_state["scale"] is fake_quant.scale and fake_quant_state["zero_point"] is fake_quant.zero_point, (
+    "a FakeQuantize's state_dict() holds its own scale and zero_point buffers")
+assert all(owner.layout == torch.strided
+           for owner in [*model.parameters(), *norm_owners.values(), fake_quant.scale, fake_quant.zero_point]), (
     "the parameters and buffers checked here are dense (strided)")
 import warnings
 

@@ -519,7 +519,10 @@ assert torch.equal(stuck.scale, torch.tensor([3.0, 6.0])), "scale kept its value
 #
 # The error message names it: ``torch.nn.utils.weight_norm`` (deprecated, and it says so with a
 # ``FutureWarning``) stores ``weight`` on the module as a tensor computed from two parameters, so
-# even a fresh module holds a non-leaf and cannot be deep-copied. Its replacement,
+# a module built in grad mode holds a non-leaf from the start and cannot be deep-copied. It computes
+# ``weight`` again before every call, in that call's grad mode, as ``ScaledStored`` above does in ``forward``:
+# built under ``torch.no_grad()``, or after a call under ``torch.no_grad()`` or ``torch.inference_mode()``,
+# the module holds a leaf and deep-copies, until its next call in grad mode (hidden checks). Its replacement,
 # ``torch.nn.utils.parametrizations.weight_norm``, computes the weight each time it is read (once
 # per block inside ``torch.nn.utils.parametrize.cached()``) and keeps only the two parameters: the
 # module deep-copies, and the copy gives the same output from memory of its own.
@@ -553,6 +556,32 @@ assert modern.weight is not modern.weight and modern.weight.grad_fn is not None,
     "the new weight_norm computes the weight anew at each read")
 with torch.nn.utils.parametrize.cached():
     assert modern.weight is modern.weight, "inside parametrize.cached() the new weight_norm computes the weight once"
+
+
+def deep_copies_(module_):
+    try:
+        copy.deepcopy(module_)
+    except RuntimeError as refusal_:
+        assert str(refusal_) == message, "deepcopy of a module with the old weight_norm raises the error above"
+        return False
+    return True
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", FutureWarning)  # the old weight_norm is deprecated, as shown above
+    with torch.no_grad():
+        quiet_legacy_ = torch.nn.utils.weight_norm(torch.nn.Linear(3, 2))
+assert quiet_legacy_.weight.is_leaf and deep_copies_(quiet_legacy_), (
+    "a module given the old weight_norm under torch.no_grad() holds a leaf weight and deep-copies")
+call_modes_ = {"in grad mode": torch.enable_grad, "under torch.no_grad()": torch.no_grad,
+               "under torch.inference_mode()": torch.inference_mode}
+for call_mode_ in ("in grad mode", "under torch.no_grad()", "in grad mode", "under torch.inference_mode()"):
+    with call_modes_[call_mode_]():
+        quiet_legacy_(x)
+    outside_grad_mode_ = call_mode_ != "in grad mode"
+    assert quiet_legacy_.weight.is_leaf == deep_copies_(quiet_legacy_) == outside_grad_mode_, (
+        f"after a call {call_mode_}, a module with the old weight_norm holds a leaf weight and deep-copies "
+        "only outside grad mode")
 # sphinx_gallery_end_ignore
 
 

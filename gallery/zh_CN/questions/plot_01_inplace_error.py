@@ -717,7 +717,7 @@ assert r is h, "an in-place ReLU returns its input"
 
 # %%
 # 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：下面 ``layer(x)`` 的节点保存的是 ``x`` 和这一层权重的一个视图，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，且这个输出是一个新张量、没有别的运算保存它时，
-# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错；视图不是新张量，见下一段）。在梯度模式下、``torch.inference_mode()`` 之外，输出需要梯度时，用 ``chunk``、``split``、``split_with_sizes`` 或 ``unbind``
+# ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错）。层的输入的视图不是新张量（见下一段）；带偏置的 ``nn.Linear`` 对三维输入返回的视图，则是这一层自己算出的乘积的视图，不是输入的视图，对它做原地 ReLU 得到的梯度与普通 ReLU 的相同（隐藏的检查验证了这一点）。在梯度模式下、``torch.inference_mode()`` 之外，输出需要梯度时，用 ``chunk``、``split``、``split_with_sizes`` 或 ``unbind``
 # 从这个输出切出的一块就不行了，哪怕只切出一块也一样，对这样一块再取的视图（比如它的 ``[:, :1]``）也不行：对它调用 ``ReLU(inplace=True)`` 或 ``torch.nn.functional.relu(..., inplace=True)``，在前向传播里当场就会报错，报错说这个视图“is the output of a function that returns multiple views”。``tensor_split`` 切出的也是这个输出的视图，但对它切出的其中一块做原地 ReLU 照常运行，得到的梯度与不用原地操作的 ReLU 相同。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
 # :fact:`view-inplace-refused-outside-inference-mode`
 torch.manual_seed(0)
@@ -745,6 +745,15 @@ assert all(piece_of_out._base is out for piece_of_out in out.tensor_split(2, dim
 assert torch.equal(out.detach(), layer(x).detach().clamp(min=0)) and (layer(x).detach() < 0).any(), (
     "the in-place ReLU on the tensor_split piece cleared a negative value of the output")
 assert grad_inplace.abs().sum() > 0, "the gradient compared is not zero"
+sequence_leaf_ = torch.linspace(-2.0, 2.0, 24, requires_grad=True)
+sequence_out_ = layer(sequence_leaf_.reshape(4, 2, 3))
+assert sequence_leaf_.reshape(4, 2, 3)._base is sequence_leaf_ and sequence_out_._base is not None and (
+    sequence_out_._base is not sequence_leaf_), (
+    "for a 3-d input, Linear with a bias returns a view of the product it computed, not of its input")
+assert (sequence_out_ < 0).any(), "the 3-d Linear's output has a negative value for the ReLU to clear"
+plain_sequence_grad_ = torch.autograd.grad(torch.nn.ReLU()(layer(sequence_leaf_.reshape(4, 2, 3))).sum(), sequence_leaf_)
+assert torch.equal(torch.autograd.grad(torch.nn.ReLU(inplace=True)(sequence_out_).sum(), sequence_leaf_)[0],
+                   plain_sequence_grad_[0]), "on the view a 3-d Linear returns, the in-place ReLU gives the same gradient"
 linear_node = layer(x).grad_fn
 assert (linear_node._saved_mat1 is x and linear_node._saved_mat2._base is layer.weight
         and "_saved_result" not in dir(linear_node)), (

@@ -317,7 +317,7 @@ assert layer.weight._version == 3, "initialisation, copy_ and the item assignmen
 # sphinx_gallery_end_ignore
 
 # %%
-# ``torch.nn.init`` 里每个公开的原地函数（名字以 ``_`` 结尾），在梯度模式（grad mode）下用在需要梯度的 float32 叶子张量（这里试的 dtype）上都不会报错，用完后它仍是叶子张量，没有 ``grad_fn``，版本号则增加了：这些函数都不会被记录。每个函数拿到的是一个二维张量，只有只接受 3 到 5 维的 ``dirac_`` 拿到的是三维张量；``constant_`` 和 ``sparse_`` 另外拿到各自必需的一个参数（一个值、一个稀疏度）。最后一行的 ``grad mode on`` 表示梯度模式是否开启。
+# ``torch.nn.init`` 里每个公开的原地函数（名字以 ``_`` 结尾），在梯度模式（grad mode）下用在 CPU 上需要梯度、非空的 float32 叶子张量（这里试的就是这样的张量）上都不会报错，用完后它仍是叶子张量，没有 ``grad_fn``，版本号则增加了：这些函数都不会被记录。每个函数拿到的是一个二维张量，只有只接受 3 到 5 维的 ``dirac_`` 拿到的是三维张量；``constant_`` 和 ``sparse_`` 另外拿到各自必需的一个参数（一个值、一个稀疏度）。最后一行的 ``grad mode on`` 表示梯度模式是否开启。
 
 extra_args = {"constant_": (0.5,), "sparse_": (0.5,)}
 init_names = [name for name in dir(torch.nn.init) if name.endswith("_") and not name.startswith("_")]
@@ -329,7 +329,7 @@ for name in init_names:
     print(f"{name:16} is_leaf={target.is_leaf}  grad_fn={target.grad_fn}  _version moved: {target._version > 0}")
 print("grad mode on:", torch.is_grad_enabled())
 assert torch.is_grad_enabled() and all(leaf and fn is None and v > 0 for leaf, fn, v in initialised.values()), (
-    "every public nn.init function edits a leaf that requires grad in grad mode, unrecorded")
+    "every public nn.init function edits a non-empty float32 CPU leaf that requires grad in grad mode, unrecorded")
 
 # %%
 # 形状要变：换一个新层，而不是交换张量

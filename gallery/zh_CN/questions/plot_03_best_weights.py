@@ -223,7 +223,7 @@ def draw_processes(title, child, **names):
 # ``state_dict()`` 返回的是引用
 # -----------------------------
 #
-# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储；模块的稠密缓冲区（buffer）也是这样返回的，例如 ``BatchNorm`` 层的 ``running_mean``，需要梯度的缓冲区也一样；但以 ``persistent=False`` 注册的缓冲区根本不会出现在 ``state_dict()`` 里。惰性模块在第一次调用之前是例外：对 ``LazyLinear`` 以及惰性的卷积层、转置卷积层、批归一化层和实例归一化层，一维、二维和三维的都有（如 ``LazyConv2d``、``LazyBatchNorm1d``），也就是这里的检查试过的那些，尚未初始化的参数和缓冲区返回的就是模块自己的对象，这样的参数也仍然需要梯度。下面的检查只针对稠密张量，不涉及稀疏张量。量化的 ``torch.ao.nn.quantized.Linear`` 把权重打包保存：不论有没有偏置，dtype 是 ``qint8`` 还是 ``float16``，它都既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
+# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储。``BatchNorm`` 层的稠密缓冲区（buffer）也是这样返回的，例如它的 ``running_mean``，给它加上的需要梯度的缓冲区也一样；在它上面以 ``persistent=False`` 注册的缓冲区则根本不会出现在 ``state_dict()`` 里。并非每个模块都这样：torch.ao 的 ``FakeQuantize`` 把它的 ``scale`` 和 ``zero_point`` 缓冲区本身放进字典，就是模块自己的对象。惰性模块在第一次调用之前是例外：对 ``LazyLinear`` 以及惰性的卷积层、转置卷积层、批归一化层和实例归一化层，一维、二维和三维的都有（如 ``LazyConv2d``、``LazyBatchNorm1d``），也就是这里的检查试过的那些，尚未初始化的参数和缓冲区返回的就是模块自己的对象，这样的参数也仍然需要梯度。下面的检查只针对稠密张量，不涉及稀疏张量。量化的 ``torch.ao.nn.quantized.Linear`` 把权重打包保存：不论有没有偏置，dtype 是 ``qint8`` 还是 ``float16``，它都既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -249,7 +249,12 @@ assert norm_owners["needs_grad"].requires_grad and all(
     "a buffer that requires grad included")
 assert "not_saved" in norm_owners and "not_saved" not in norm_state, (
     "state_dict() leaves out a buffer registered with persistent=False")
-assert all(owner.layout == torch.strided for owner in [*model.parameters(), *norm_owners.values()]), (
+fake_quant = torch.ao.quantization.FakeQuantize()
+fake_quant_state = fake_quant.state_dict()
+assert fake_quant_state["scale"] is fake_quant.scale and fake_quant_state["zero_point"] is fake_quant.zero_point, (
+    "a FakeQuantize's state_dict() holds its own scale and zero_point buffers")
+assert all(owner.layout == torch.strided
+           for owner in [*model.parameters(), *norm_owners.values(), fake_quant.scale, fake_quant.zero_point]), (
     "the parameters and buffers checked here are dense (strided)")
 import warnings
 

@@ -491,7 +491,7 @@ assert torch.equal(stuck.scale, torch.tensor([3.0, 6.0])), "scale kept its value
 # -----------------------------
 #
 # 报错信息里已经点了名：``torch.nn.utils.weight_norm``。这个函数已弃用，调用时会发出 ``FutureWarning``；它把
-# ``weight`` 作为由两个参数算出的张量存在模块上，所以哪怕是刚建好的模块，也带着一个非叶子张量，无法深拷贝。取代它的
+# ``weight`` 作为由两个参数算出的张量存在模块上，所以在梯度模式下建好的模块从一开始就带着一个非叶子张量，无法深拷贝。它在每次调用之前都按这次调用的梯度模式重新计算 ``weight``，就像上面的 ``ScaledStored`` 在 ``forward`` 里做的那样：在 ``torch.no_grad()`` 下建好的模块，或在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下调用过的模块，带着的是叶子张量，可以深拷贝，直到下一次在梯度模式下调用（隐藏的检查验证了这些情况）。取代它的
 # ``torch.nn.utils.parametrizations.weight_norm`` 每次读取时才计算权重（在 ``torch.nn.utils.parametrize.cached()`` 块内只算一次），模块上只存那两个参数：这样的模块可以深拷贝，副本用自己的内存算出同样的输出。
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -523,6 +523,32 @@ assert modern.weight is not modern.weight and modern.weight.grad_fn is not None,
     "the new weight_norm computes the weight anew at each read")
 with torch.nn.utils.parametrize.cached():
     assert modern.weight is modern.weight, "inside parametrize.cached() the new weight_norm computes the weight once"
+
+
+def deep_copies_(module_):
+    try:
+        copy.deepcopy(module_)
+    except RuntimeError as refusal_:
+        assert str(refusal_) == message, "deepcopy of a module with the old weight_norm raises the error above"
+        return False
+    return True
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", FutureWarning)  # 旧版 weight_norm 已弃用，上面已经看到它的警告
+    with torch.no_grad():
+        quiet_legacy_ = torch.nn.utils.weight_norm(torch.nn.Linear(3, 2))
+assert quiet_legacy_.weight.is_leaf and deep_copies_(quiet_legacy_), (
+    "a module given the old weight_norm under torch.no_grad() holds a leaf weight and deep-copies")
+call_modes_ = {"in grad mode": torch.enable_grad, "under torch.no_grad()": torch.no_grad,
+               "under torch.inference_mode()": torch.inference_mode}
+for call_mode_ in ("in grad mode", "under torch.no_grad()", "in grad mode", "under torch.inference_mode()"):
+    with call_modes_[call_mode_]():
+        quiet_legacy_(x)
+    outside_grad_mode_ = call_mode_ != "in grad mode"
+    assert quiet_legacy_.weight.is_leaf == deep_copies_(quiet_legacy_) == outside_grad_mode_, (
+        f"after a call {call_mode_}, a module with the old weight_norm holds a leaf weight and deep-copies "
+        "only outside grad mode")
 # sphinx_gallery_end_ignore
 
 
