@@ -8,8 +8,8 @@ Editing a tensor inside a function edits the caller's
    :class: answer
 
    A function receives the caller's tensor object, not a copy, so an in-place edit in it (``x += 1``)
-   edits the caller's tensor, or raises where torch refuses it, for an inference tensor that does not
-   require grad only after the edit (below). Compute a new tensor instead:
+   edits the caller's tensor, or raises where torch refuses it, on an inference tensor at times only
+   after the edit (below). Compute a new tensor instead:
 
    .. code-block:: python
 
@@ -267,8 +267,11 @@ assert a._version == 1, "one in-place edit of a: x += 1 inside add_one_in_place"
 # ``add_one_in_place`` raises on a leaf that requires grad, a ``Parameter`` included, and leaves it
 # as it was.
 # :fact:`leaf-refuses-inplace`
-# On an inference tensor (made inside ``torch.inference_mode()``) that does not require grad it raises as
-# well, but only after writing: the caller's tensor has changed all the same (more on :ref:`questions-inference-mode`). A
+# Called outside ``torch.inference_mode()`` on an inference tensor (one made inside it), it raises as
+# well, but only after writing: the caller's tensor has changed all the same (more on :ref:`questions-inference-mode`).
+# For an inference tensor that requires grad, such as a ``Parameter`` of a module built inside
+# ``torch.inference_mode()``, this holds only with grad mode off (``torch.no_grad()``): with grad mode on,
+# the leaf check above refuses it first and leaves it as it was. A
 # dtype or layout that ``x += 1`` cannot edit at all raises its own error first (next cell).
 
 leaf = torch.zeros(3, requires_grad=True)
@@ -287,8 +290,9 @@ assert torch.equal(leaf, torch.zeros(3)) and torch.equal(weight, torch.zeros(3))
     "the leaf and the Parameter are as they were; the inference tensor was written before the error")
 
 # %%
-# The same call on an inference tensor of zeros of each of ten dtypes, of no dimension, transposed, sparse
-# (COO), nested (``torch.jagged``) and mkldnn, with grad mode on and off, next to the call on the same tensor
+# The same call on an inference tensor of zeros of each of ten dtypes, of no dimension, transposed, requiring
+# grad (a plain tensor and a ``Parameter``), sparse (COO), nested (``torch.jagged``) and mkldnn, with grad mode on
+# and off, next to the call on the same tensor
 # made outside ``torch.inference_mode()``: where ``x += 1`` edits the ordinary tensor, it gives the inference
 # tensor the same edit, then raises torch's error on an inference tensor; where it raises on the ordinary
 # tensor, it raises the same error on the inference tensor and leaves it as it was.
@@ -300,6 +304,8 @@ def call_on(kind, inference, mode):
     with torch.inference_mode(inference):
         x = torch.zeros(2, 3, dtype=kind) if isinstance(kind, torch.dtype) else {
             "no dimension": lambda: torch.zeros(()), "transposed": lambda: torch.zeros(2, 3).t(),
+            "requires grad": lambda: torch.zeros(2, 3, requires_grad=True),
+            "Parameter": lambda: torch.nn.Parameter(torch.zeros(2, 3)),
             "sparse COO": lambda: torch.zeros(2, 3).to_sparse(), "mkldnn": lambda: torch.zeros(2, 3).to_mkldnn(),
             "nested": lambda: torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged),
         }[kind]()
@@ -319,20 +325,36 @@ def call_on(kind, inference, mode):
 
 
 call_kinds = (torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float32, torch.float64, torch.int8,
-              torch.int64, torch.uint8, torch.bool, torch.complex64, "no dimension", "transposed", "sparse COO",
-              "nested", "mkldnn")
+              torch.int64, torch.uint8, torch.bool, torch.complex64, "no dimension", "transposed", "requires grad",
+              "Parameter", "sparse COO", "nested", "mkldnn")
 calls = {(str(kind), mode.__name__): (call_on(kind, False, mode), call_on(kind, True, mode))
          for kind in call_kinds for mode in (torch.enable_grad, torch.no_grad)}
-print("edited, then refused as an inference tensor:",
-      sorted({kind for (kind, _), (ordinary, _) in calls.items() if ordinary[0] is None}))
-print("refused before any edit, ordinary or inference tensor:",
-      sorted({kind for (kind, _), (ordinary, _) in calls.items() if ordinary[0] is not None}))
+
+
+def kinds_where(edited):
+    """The kinds whose ordinary tensor x += 1 edits (edited) or refuses, each with its grad mode where the two
+    grad modes differ."""
+    return sorted({kind if len({calls[kind, other][0][0] is None for other in ("enable_grad", "no_grad")}) == 1
+                   else f"{kind} under {mode}" for (kind, mode), (ordinary, _) in calls.items()
+                   if (ordinary[0] is None) == edited})
+
+
+print("edited, then refused as an inference tensor:", kinds_where(True))
+print("refused before any edit, ordinary or inference tensor:", kinds_where(False))
 assert all(
     inference[0][0] == "RuntimeError" and "Inplace update to inference tensor" in inference[0][1]
     and inference[1:] == ordinary[1:] and ordinary[1] != ordinary[2] if ordinary[0] is None
     else inference == ordinary and inference[1] == inference[2] for ordinary, inference in calls.values()), (
     "x += 1 on an inference tensor outside inference mode raises after giving it the edit an ordinary tensor gets, "
     "or, where it raises on the ordinary tensor, raises the same error and leaves it as it was")
+# sphinx_gallery_start_ignore
+# fork_rng: drawing the layer's random weights would move the page's random numbers
+with torch.random.fork_rng(), torch.inference_mode():
+    built_inside = torch.nn.Linear(2, 1)
+assert all(built_param.is_inference() and built_param.requires_grad and isinstance(built_param, torch.nn.Parameter)
+           for built_param in built_inside.parameters()), (
+    "the parameters of a module built inside torch.inference_mode() are inference tensors that require grad")
+# sphinx_gallery_end_ignore
 
 # %%
 # A default argument holding a tensor
@@ -371,7 +393,8 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # A ``Dataset`` that hands out its own tensors
 # --------------------------------------------
 #
-# With an integer ``i``, ``self.data[i]`` is a view of the dataset's tensor (see
+# With an integer ``i`` and a dense ``self.data`` (layout ``torch.strided``, neither nested nor quantized),
+# ``self.data[i]`` is a view of the dataset's tensor (see
 # :ref:`writing through an index <questions-index-writes>`), and
 # ``DataLoader(dataset, batch_size=None)``, its other arguments left at their defaults (among them
 # ``num_workers=0``: no worker process), passes on each tensor item as the very tensor ``__getitem__``
@@ -734,7 +757,8 @@ for refused_leaf in refused_alone:
 #
 # A tensor passed to a function, kept as a default argument or held by a shallow copy of a module is
 # the same tensor as the original, and an item a dataset hands out as ``self.data[i]``, with an integer
-# ``i``, is a view on the original's memory: an in-place edit through any of these names edits the
+# ``i`` and a dense ``self.data`` (layout ``torch.strided``, neither nested nor quantized), is a view on the
+# original's memory: an in-place edit through any of these names edits the
 # original, unless torch refuses it (as it does on a leaf that requires grad with grad mode on,
 # above). Write ``x = x + 1`` inside functions, make tensor defaults inside the call,
 # hand out ``clone()`` from a dataset whose callers may edit items, and copy modules with

@@ -572,8 +572,11 @@ for options in ({"use_reentrant": True, "preserve_rng_state": False},
 #
 # A plain ``backward()`` (no ``retain_graph=True``, ``create_graph=True`` or ``inputs=``) frees what
 # every node saved, so a second ``backward()`` through the same graph
-# raises when it reaches a node that saved a tensor (here ``exp``'s node, which saved its output),
-# and reading ``_saved_result`` afterwards raises the same error. ``(x + 1).sum()``, whose nodes saved no
+# raises when it reaches a node that reads a tensor it saved (here ``exp``'s node, which saved its output),
+# and reading ``_saved_result`` afterwards raises the same error. A custom ``Function`` that saved a tensor
+# with ``ctx.save_for_backward`` but whose ``backward`` never reads ``ctx.saved_tensors`` (one of the
+# exceptions above) runs a second time without the error and adds its gradient again; reading its
+# ``saved_tensors`` afterwards raises that error. ``(x + 1).sum()``, whose nodes saved no
 # tensor, runs a second time and adds the same gradient again. A Python number an
 # operation wraps as a tensor counts as saved, though ``pack`` never sees it (above): ``(x * 2).sum()``
 # raises on a second pass, as :ref:`questions-backward-twice` says. For the operations
@@ -597,6 +600,52 @@ except RuntimeError as e:
     assert str(e) == twice, "reading the freed saved output raises the same error"
 else:
     raise AssertionError("reading a freed saved tensor must raise")
+
+
+class SavesUnread(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t * 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 3
+
+
+class SavesRead(SavesUnread):
+    @staticmethod
+    def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 (reading them back is what raises on a second pass)
+        return grad * 3
+
+
+def custom_second_pass(function):
+    """The custom node, how many tensors it saved, the error of a second plain backward() through it ("" if none)
+    and the leaf's .grad after the two passes."""
+    custom_leaf = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    custom_out = function.apply(custom_leaf)
+    saved_count = len(custom_out.grad_fn.saved_tensors)
+    custom_out.backward(torch.ones(3))
+    try:
+        custom_out.backward(torch.ones(3))
+    except RuntimeError as e:
+        return custom_out.grad_fn, saved_count, str(e), custom_leaf.grad
+    return custom_out.grad_fn, saved_count, "", custom_leaf.grad
+
+
+unread_node, unread_count, unread_error, unread_grad = custom_second_pass(SavesUnread)
+assert unread_count == 1 and unread_error == "" and torch.equal(unread_grad, torch.full((3,), 6.0)), (
+    "a custom Function that saved a tensor but never reads it runs a second time and adds its gradient again")
+try:
+    unread_node.saved_tensors  # noqa: B018 (reading them is the check)
+except RuntimeError as e:
+    assert str(e) == twice, "reading that Function's saved_tensors afterwards raises the same error"
+else:
+    raise AssertionError("reading the freed saved_tensors of a custom Function must raise")
+read_node, read_count, read_error, read_grad = custom_second_pass(SavesRead)
+assert read_count == 1 and read_error == twice, (
+    "a custom Function whose backward reads its saved tensor raises the same error on a second pass")
 # sphinx_gallery_end_ignore
 x.grad = None
 z = (x + 1).sum()

@@ -639,7 +639,8 @@ assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._r
 # A forked child, and so a ``DataLoader`` worker started with the ``fork`` method, starts with a
 # copy of every CPU tensor torch allocated that is not in shared memory, and its edits stay in that copy. A tensor torch
 # allocated, moved into shared memory by ``share_memory_()`` or by being sent through a
-# ``torch.multiprocessing`` queue, is one memory for the processes that have it, so a child's edits
+# ``torch.multiprocessing`` queue, is one memory that the parent that moved it shares with the children it
+# forks after the move and the processes it sends the tensor to, so their edits
 # reach the parent (a leaf that requires grad takes them under ``torch.no_grad()``, not with grad mode on, outside
 # ``torch.inference_mode()``). :fact:`leaf-refuses-inplace` A
 # ``torch.from_numpy`` tensor moved by ``share_memory_()`` no longer shares memory with its array,

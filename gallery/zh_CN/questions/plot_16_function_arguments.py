@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``），改的就是调用者的张量，torch 拒绝时则报错；拒绝不需要梯度的推理张量时，要改完才报错（见下文）。改为计算出一个新张量：
+   函数拿到的是调用者的张量对象本身，不是副本，所以在函数里做原地操作（``x += 1``），改的就是调用者的张量，torch 拒绝时则报错，遇到推理张量时有时要改完才报错（见下文）。改为计算出一个新张量：
 
    .. code-block:: python
 
@@ -248,7 +248,7 @@ assert a._version == 1, "one in-place edit of a: x += 1 inside add_one_in_place"
 # sphinx_gallery_end_ignore
 
 # %%
-# 有些这样的原地操作会被 torch 拒绝。在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时，``add_one_in_place`` 遇到需要梯度的叶子张量（leaf tensor），包括 ``Parameter``，会报错，张量保持原样。:fact:`leaf-refuses-inplace`\ 遇到不需要梯度的推理张量（inference tensor，即在 ``torch.inference_mode()`` 里创建的张量）也会报错，但报错时已经写完了：调用者的张量照样被改了（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。``x += 1`` 根本改不了的 dtype 或布局，则先报它自己的错（见下一个单元格）。
+# 有些这样的原地操作会被 torch 拒绝。在 ``torch.inference_mode()`` 之外、梯度模式（grad mode）打开时，``add_one_in_place`` 遇到需要梯度的叶子张量（leaf tensor），包括 ``Parameter``，会报错，张量保持原样。:fact:`leaf-refuses-inplace`\ 在 ``torch.inference_mode()`` 之外遇到推理张量（inference tensor，即在 ``torch.inference_mode()`` 里创建的张量）也会报错，但报错时已经写完了：调用者的张量照样被改了（详见 :ref:`“推理模式”那一页 <questions-inference-mode>`）。需要梯度的推理张量（例如在 ``torch.inference_mode()`` 里构建的模块的 ``Parameter``）只在梯度模式关闭（``torch.no_grad()``）时如此；梯度模式打开时，上面的叶子张量检查会先拒绝它，张量保持原样。``x += 1`` 根本改不了的 dtype 或布局，则先报它自己的错（见下一个单元格）。
 
 leaf = torch.zeros(3, requires_grad=True)
 weight = torch.nn.Parameter(torch.zeros(3))
@@ -266,7 +266,7 @@ assert torch.equal(leaf, torch.zeros(3)) and torch.equal(weight, torch.zeros(3))
     "the leaf and the Parameter are as they were; the inference tensor was written before the error")
 
 # %%
-# 对十种 dtype 的全零推理张量，以及零维、转置、稀疏（COO）、嵌套（``torch.jagged``）和 mkldnn 的全零推理张量，在梯度模式开和关时做同样的调用，并与在 ``torch.inference_mode()`` 之外创建的同样张量对照：``x += 1`` 能改普通张量时，它给推理张量做同样的修改，然后才抛出 torch 针对推理张量的错误；在普通张量上报错时，它在推理张量上抛出同样的错误，张量保持原样。
+# 对十种 dtype 的全零推理张量，以及零维、转置、需要梯度（普通张量和 ``Parameter`` 各一个）、稀疏（COO）、嵌套（``torch.jagged``）和 mkldnn 的全零推理张量，在梯度模式开和关时做同样的调用，并与在 ``torch.inference_mode()`` 之外创建的同样张量对照：``x += 1`` 能改普通张量时，它给推理张量做同样的修改，然后才抛出 torch 针对推理张量的错误；在普通张量上报错时，它在推理张量上抛出同样的错误，张量保持原样。
 
 
 def call_on(kind, inference, mode):
@@ -275,6 +275,8 @@ def call_on(kind, inference, mode):
     with torch.inference_mode(inference):
         x = torch.zeros(2, 3, dtype=kind) if isinstance(kind, torch.dtype) else {
             "no dimension": lambda: torch.zeros(()), "transposed": lambda: torch.zeros(2, 3).t(),
+            "requires grad": lambda: torch.zeros(2, 3, requires_grad=True),
+            "Parameter": lambda: torch.nn.Parameter(torch.zeros(2, 3)),
             "sparse COO": lambda: torch.zeros(2, 3).to_sparse(), "mkldnn": lambda: torch.zeros(2, 3).to_mkldnn(),
             "nested": lambda: torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged),
         }[kind]()
@@ -294,20 +296,36 @@ def call_on(kind, inference, mode):
 
 
 call_kinds = (torch.float16, torch.bfloat16, torch.float8_e4m3fn, torch.float32, torch.float64, torch.int8,
-              torch.int64, torch.uint8, torch.bool, torch.complex64, "no dimension", "transposed", "sparse COO",
-              "nested", "mkldnn")
+              torch.int64, torch.uint8, torch.bool, torch.complex64, "no dimension", "transposed", "requires grad",
+              "Parameter", "sparse COO", "nested", "mkldnn")
 calls = {(str(kind), mode.__name__): (call_on(kind, False, mode), call_on(kind, True, mode))
          for kind in call_kinds for mode in (torch.enable_grad, torch.no_grad)}
-print("edited, then refused as an inference tensor:",
-      sorted({kind for (kind, _), (ordinary, _) in calls.items() if ordinary[0] is None}))
-print("refused before any edit, ordinary or inference tensor:",
-      sorted({kind for (kind, _), (ordinary, _) in calls.items() if ordinary[0] is not None}))
+
+
+def kinds_where(edited):
+    """The kinds whose ordinary tensor x += 1 edits (edited) or refuses, each with its grad mode where the two
+    grad modes differ."""
+    return sorted({kind if len({calls[kind, other][0][0] is None for other in ("enable_grad", "no_grad")}) == 1
+                   else f"{kind} under {mode}" for (kind, mode), (ordinary, _) in calls.items()
+                   if (ordinary[0] is None) == edited})
+
+
+print("edited, then refused as an inference tensor:", kinds_where(True))
+print("refused before any edit, ordinary or inference tensor:", kinds_where(False))
 assert all(
     inference[0][0] == "RuntimeError" and "Inplace update to inference tensor" in inference[0][1]
     and inference[1:] == ordinary[1:] and ordinary[1] != ordinary[2] if ordinary[0] is None
     else inference == ordinary and inference[1] == inference[2] for ordinary, inference in calls.values()), (
     "x += 1 on an inference tensor outside inference mode raises after giving it the edit an ordinary tensor gets, "
     "or, where it raises on the ordinary tensor, raises the same error and leaves it as it was")
+# sphinx_gallery_start_ignore
+# fork_rng：抽取这一层的随机权重会打乱本页后面的随机数
+with torch.random.fork_rng(), torch.inference_mode():
+    built_inside = torch.nn.Linear(2, 1)
+assert all(built_param.is_inference() and built_param.requires_grad and isinstance(built_param, torch.nn.Parameter)
+           for built_param in built_inside.parameters()), (
+    "the parameters of a module built inside torch.inference_mode() are inference tensors that require grad")
+# sphinx_gallery_end_ignore
 
 # %%
 # 以张量为默认值的参数
@@ -346,7 +364,7 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # 把自己的张量交出去的 ``Dataset``
 # --------------------------------
 #
-# ``i`` 为整数时，``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而 ``DataLoader(dataset, batch_size=None)`` 的其余参数都取默认值时（其中 ``num_workers=0``：不启动 worker 进程），它在任何梯度模式下都把 ``__getitem__`` 返回的张量原样传出来，就是那个张量对象本身（由张量组成的普通元组会变成一个新列表，字典会变成一个新字典，两者装的仍是那些张量）。循环里用数据集的均值对每个样本做原地归一化
+# ``i`` 为整数、``self.data`` 为稠密张量（布局为 ``torch.strided``，既非嵌套也非量化）时，``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而 ``DataLoader(dataset, batch_size=None)`` 的其余参数都取默认值时（其中 ``num_workers=0``：不启动 worker 进程），它在任何梯度模式下都把 ``__getitem__`` 返回的张量原样传出来，就是那个张量对象本身（由张量组成的普通元组会变成一个新列表，字典会变成一个新字典，两者装的仍是那些张量）。循环里用数据集的均值对每个样本做原地归一化
 # ``x.sub_(mean)``，改的就是数据集本身：第一个 epoch 看到的数据以零为中心，第二个 epoch 看到的又被平移了一次。
 
 
@@ -679,5 +697,5 @@ for refused_leaf in refused_alone:
 # 小结
 # ----
 #
-# 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；``i`` 为整数时，数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量，除非 torch 拒绝这次操作（比如上面在梯度模式打开时对需要梯度的叶子张量）。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
+# 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；``i`` 为整数、``self.data`` 为稠密张量（布局为 ``torch.strided``，既非嵌套也非量化）时，数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量，除非 torch 拒绝这次操作（比如上面在梯度模式打开时对需要梯度的叶子张量）。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
 # ``copy.deepcopy``，它拒绝复制的情形包括：模块存着非叶子张量（带 ``grad_fn`` 的张量），存着 ``.grad`` 带 ``grad_fn`` 的非 ``Parameter`` 张量，或存着它单独复制时就拒绝的叶子张量，比如普通 ``torch.Tensor`` 子类的实例（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。

@@ -528,8 +528,8 @@ for options in ({"use_reentrant": True, "preserve_rng_state": False},
 # 第二次 ``backward()``
 # ---------------------
 #
-# 不带 ``retain_graph=True``、``create_graph=True`` 或 ``inputs=`` 的普通 ``backward()`` 会释放各节点保存的张量，所以沿同一个计算图再调用一次 ``backward()``，一走到保存过张量的节点就会报错（这里是
-# ``exp`` 的节点，它保存了输出）；之后再读 ``_saved_result`` 也报同样的错。``(x + 1).sum()`` 的节点都没有保存张量，它就可以再跑一次，同样的梯度会再累加一遍。运算包装成张量的 Python 数也算保存了，尽管 ``pack`` 从来看不到它（见上文）：``(x * 2).sum()`` 第二次反向传播会报错，见 :ref:`“第二次反向传播报错”那一页 <questions-backward-twice>`。把上面这些运算作用在两个叶子张量（leaf tensor）上（这样只有运算本身会保存张量），可以看到：第二次反向传播报不报错，恰好取决于这个运算有没有保存张量。
+# 不带 ``retain_graph=True``、``create_graph=True`` 或 ``inputs=`` 的普通 ``backward()`` 会释放各节点保存的张量，所以沿同一个计算图再调用一次 ``backward()``，一走到要读取自己所保存张量的节点就会报错（这里是
+# ``exp`` 的节点，它保存了输出）；之后再读 ``_saved_result`` 也报同样的错。自定义 ``Function`` 若用 ``ctx.save_for_backward`` 保存了张量，``backward`` 却从不读取 ``ctx.saved_tensors``，这属于上文的例外之一：第二次反向传播经过它时不报这个错，梯度会再累加一遍；之后读它的 ``saved_tensors`` 则会报这个错。``(x + 1).sum()`` 的节点都没有保存张量，它就可以再跑一次，同样的梯度会再累加一遍。运算包装成张量的 Python 数也算保存了，尽管 ``pack`` 从来看不到它（见上文）：``(x * 2).sum()`` 第二次反向传播会报错，见 :ref:`“第二次反向传播报错”那一页 <questions-backward-twice>`。把上面这些运算作用在两个叶子张量（leaf tensor）上（这样只有运算本身会保存张量），可以看到：第二次反向传播报不报错，恰好取决于这个运算有没有保存张量。
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 y = (x * 2).exp()
@@ -548,6 +548,52 @@ except RuntimeError as e:
     assert str(e) == twice, "reading the freed saved output raises the same error"
 else:
     raise AssertionError("reading a freed saved tensor must raise")
+
+
+class SavesUnread(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t * 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 3
+
+
+class SavesRead(SavesUnread):
+    @staticmethod
+    def backward(ctx, grad):
+        ctx.saved_tensors  # noqa: B018 (reading them back is what raises on a second pass)
+        return grad * 3
+
+
+def custom_second_pass(function):
+    """The custom node, how many tensors it saved, the error of a second plain backward() through it ("" if none)
+    and the leaf's .grad after the two passes."""
+    custom_leaf = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    custom_out = function.apply(custom_leaf)
+    saved_count = len(custom_out.grad_fn.saved_tensors)
+    custom_out.backward(torch.ones(3))
+    try:
+        custom_out.backward(torch.ones(3))
+    except RuntimeError as e:
+        return custom_out.grad_fn, saved_count, str(e), custom_leaf.grad
+    return custom_out.grad_fn, saved_count, "", custom_leaf.grad
+
+
+unread_node, unread_count, unread_error, unread_grad = custom_second_pass(SavesUnread)
+assert unread_count == 1 and unread_error == "" and torch.equal(unread_grad, torch.full((3,), 6.0)), (
+    "a custom Function that saved a tensor but never reads it runs a second time and adds its gradient again")
+try:
+    unread_node.saved_tensors  # noqa: B018 (reading them is the check)
+except RuntimeError as e:
+    assert str(e) == twice, "reading that Function's saved_tensors afterwards raises the same error"
+else:
+    raise AssertionError("reading the freed saved_tensors of a custom Function must raise")
+read_node, read_count, read_error, read_grad = custom_second_pass(SavesRead)
+assert read_count == 1 and read_error == twice, (
+    "a custom Function whose backward reads its saved tensor raises the same error on a second pass")
 # sphinx_gallery_end_ignore
 x.grad = None
 z = (x + 1).sum()

@@ -576,7 +576,7 @@ assert signal.getsignal(signal.SIGCHLD) is sigchld_before and resource_sharer._r
 # ----
 #
 # fork 出来的子进程，包括以 ``fork`` 方式启动的 ``DataLoader`` worker 进程，凡是由 torch 分配、又不在共享内存里的 CPU 张量，拿到的都是副本，它的修改只留在副本里。torch 自己分配的张量，由
-# ``share_memory_()`` 移进共享内存，或经 ``torch.multiprocessing`` 的队列发送时放进去之后，用的是这些进程共享的同一块内存，所以子进程的修改父进程也看得到。需要梯度的叶子张量，在
+# ``share_memory_()`` 移进共享内存，或经 ``torch.multiprocessing`` 的队列发送时放进去之后，移动它的父进程与父进程在此之后 fork 出来的子进程、与父进程把它发送过去的进程共享同一块内存，所以这些进程的修改父进程也看得到。需要梯度的叶子张量，在
 # ``torch.no_grad()`` 之下能这样修改，在梯度模式（grad mode）下、``torch.inference_mode()`` 之外不行。:fact:`leaf-refuses-inplace`\ ``torch.from_numpy`` 得到的张量经 ``share_memory_()`` 移动之后，不再与它的数组共享内存；在 Linux 默认的共享策略下，``torch.from_file(path, shared=False)``
 # 得到的张量则根本不会被移动，fork 出来的子进程对它的修改都会丢失。需要梯度的非叶子张量根本发送不出去：``Queue.put`` 照常返回，由 feeder 线程把它丢掉；``SimpleQueue.put``
 # 则直接报错。worker 需要更新的，就共享它；其余的，都从 ``__getitem__`` 返回。
