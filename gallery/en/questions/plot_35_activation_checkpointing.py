@@ -355,10 +355,11 @@ assert torch.allclose(plain_bn.running_var, 0.9 + 0.1 * batch_var), "the plain l
 #
 # ``c.add_(1)`` above ran in both calls, so ``c`` reads 2 after one step. Not every edit runs twice:
 # the second call stops as soon as it has saved again every tensor the first call saved, those
-# ``backward()`` never reads included (``early_stop=True``, the default). An edit placed after the
-# function's last operation that saves a tensor ran once. One placed before ``x.cos()``, whose result
-# joins the output detached, ran twice, though ``backward()`` never reads the tensor ``cos`` saved; so
-# did every edit with ``early_stop=False``.
+# ``backward()`` never reads included, but not a Python number an operation wrapped as a tensor
+# (``early_stop=True``, the default). An edit placed after the function's last operation that saves
+# such a tensor ran once, even one placed before a final ``* 2`` (the hidden check of this cell runs it).
+# One placed before ``x.cos()``, whose result joins the output detached, ran twice, though ``backward()``
+# never reads the tensor ``cos`` saved; so did every edit with ``early_stop=False``.
 
 
 def edits(where, early_stop):
@@ -387,18 +388,36 @@ assert runs == {
     ("first", True): 2, ("first", False): 2, ("middle", True): 2, ("middle", False): 2,
     ("last", True): 1, ("last", False): 2,
 }, "only the edit after the last operation that saves a tensor runs once, with early_stop=True; every other runs twice"
+# sphinx_gallery_start_ignore
+
+
+def probe_wrapped_last(t, probe_log):
+    probe_sin = t.sin()
+    probe_log.append(t)
+    return probe_sin * 2
+
+
+for probe_stop in (True, False):
+    probe_log = []
+    probe_out = checkpoint(probe_wrapped_last, torch.arange(3.0, requires_grad=True), probe_log,
+                           use_reentrant=False, early_stop=probe_stop)
+    probe_out.sum().backward()
+    assert len(probe_log) == (1 if probe_stop else 2), (
+        f"early_stop={probe_stop}: an edit before a final * 2, after the last tensor saved, runs once only with early stop")
+# sphinx_gallery_end_ignore
 
 # %%
-# An in-place edit of a positional input raises when backward runs the function again
+# An in-place edit of a positional input raises in backward (``use_reentrant=False``)
 # -----------------------------------------------------------------------------------
 #
-# ``checkpoint`` keeps the tensors passed to the function as positional arguments, with their
-# versions, to call it again. Here the counter is passed as one: editing it in place inside the
-# function moves its version counter past the one that was kept, and ``backward()`` raises before
-# the second call. The counter reads 1. A tensor passed by keyword, or inside a list, is not kept
-# that way: the same edit raises nothing and runs twice, and a function that reads such a tensor
-# after editing it gets the second call's gradient, as in the next section (the hidden check of
-# this cell runs both routes).
+# With ``use_reentrant=False``, ``checkpoint`` keeps the tensors passed to the function as positional
+# arguments, with their versions, to call it again. Here the counter is passed as one: editing it in
+# place inside the function moves its version counter past the one that was kept, and ``backward()``
+# raises before the second call. The counter reads 1. A tensor passed by keyword, or inside a list, is
+# not kept that way: the same edit raises nothing and runs twice, and a function that reads such a
+# tensor after editing it gets the second call's gradient, as in the next section (the hidden check of
+# this cell runs both routes). With ``use_reentrant=True``, the same edit of a positional input raises
+# nothing either, and runs twice (the hidden check runs it too).
 
 counter = torch.zeros(())
 
@@ -448,6 +467,10 @@ def passed_by(route, read_after_edit):
 assert [passed_by(route, read) for route in ("keyword", "list") for read in (False, True)] == [(2, True)] * 4, (
     "a tensor passed by keyword or in a list: the edit raises nothing and runs twice, and a read after it gives the "
     "second call's gradient")
+reentrant_counter = torch.zeros(())
+reentrant_out = checkpoint(count_input, torch.arange(3.0, requires_grad=True), reentrant_counter, use_reentrant=True)
+reentrant_out.sum().backward()
+assert reentrant_counter.item() == 2, "use_reentrant=True: the edit of a positional input raises nothing and runs twice"
 # sphinx_gallery_end_ignore
 
 # %%
@@ -458,8 +481,10 @@ assert [passed_by(route, read) for route in ("keyword", "list") for read in (Fal
 # computes ``sin(2 * x)``, the second call ``sin(3 * x)``. ``backward()`` takes its tensors from
 # the second call, so ``x.grad`` is the gradient of ``sin(3 * x)``, ``3 cos(3x)``, not the
 # ``2 cos(2x)`` of the output the forward pass returned, and nothing raises. By default
-# ``checkpoint`` compares the shapes, dtypes and devices of the recomputed tensors with the first
-# call's (``determinism_check="default"``), not their values.
+# (``determinism_check="default"``) ``checkpoint`` compares the shapes, dtypes and devices of the
+# recomputed tensors with the first call's, not their values: those saved by operations of the
+# output's graph, not one saved by an operation whose result leaves the function only detached (the
+# hidden checks of this cell and the next run both kinds).
 
 scale = torch.ones(())
 
@@ -490,15 +515,26 @@ for probe_targets, probe_shown in (([torch.float64, torch.float32], "torch.float
         assert "different metadata" in str(e) and probe_shown in str(e), f"a change to {probe_shown} is caught"
     else:
         raise AssertionError(f"a change to {probe_shown} in the second call must raise")
+
+
+def probe_detached(t, targets):
+    return t.exp(), t.to(targets.pop()).sin().detach()
+
+
+for probe_targets, probe_change in (([torch.float64, torch.float32], "dtype"), (["meta", "cpu"], "device")):
+    probe_y, probe_side = checkpoint(probe_detached, probe_in, probe_targets, use_reentrant=False)
+    probe_y.sum().backward()
+    assert probe_targets == [], f"a {probe_change} change in a tensor saved by sin, whose result leaves detached: no error"
 # sphinx_gallery_end_ignore
 
 # %%
-# A change in the shape of a tensor the function saved is caught. A cache that grows by one entry at
-# every call (a list of keys, as in attention with a key cache) gives the second call other shapes,
-# those of saved tensors among them, and ``backward()`` raises (below). A change that no saved tensor
-# shows is not caught: averaged by ``keys.mean(0)`` before use, the same cache leaves every saved
-# tensor its shape, and ``backward()`` runs and gives the second call's gradient (the hidden check of
-# this cell runs it).
+# A change in the shape of a tensor that an operation of the output's graph saved is caught. A cache
+# that grows by one entry at every call (a list of keys, as in attention with a key cache) gives the
+# second call other shapes, those of such saved tensors among them, and ``backward()`` raises (below).
+# A change that no such saved tensor shows is not caught: averaged by ``keys.mean(0)`` before use, the
+# same cache leaves every saved tensor its shape, and ``backward()`` runs and gives the second call's
+# gradient. Nor is one in keys saved only by ``keys.sin()``, whose result leaves the function detached:
+# ``backward()`` runs, and the cache has grown twice (the hidden check of this cell runs both).
 
 cache = []
 
@@ -539,6 +575,20 @@ pooled_y.sum().backward()
 second_keys = torch.cat(pooled_cache).mean(0)
 assert len(pooled_cache) == 2 and torch.allclose(pooled_q.grad, (pooled_q * second_keys).detach().cos() * second_keys), (
     "a growing cache averaged before any saving op: no error, the second call's gradient")
+detached_cache = []
+
+
+def attend_detached(q):
+    detached_cache.append(q)
+    detached_keys = torch.cat(detached_cache)
+    return q.exp() + detached_keys.sin().detach().sum()
+
+
+detached_q = torch.tensor([[0.1, -0.2, 0.3, -0.4], [0.5, -0.6, 0.7, -0.8]], requires_grad=True)
+detached_out = checkpoint(attend_detached, detached_q, use_reentrant=False)
+detached_out.sum().backward()
+assert len(detached_cache) == 2 and torch.allclose(detached_q.grad, detached_q.detach().exp()), (
+    "a growing cache saved only by sin, whose result leaves detached: no error, and the cache grew twice")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -321,7 +321,7 @@ assert torch.allclose(plain_bn.running_var, 0.9 + 0.1 * batch_var), "the plain l
 # 函数里的原地操作
 # ----------------
 #
-# 上面的 ``c.add_(1)`` 在两次调用里都执行了，所以一步之后 ``c`` 是 2。但并非每个原地操作都执行两次：第二次调用一旦把第一次调用保存过的张量都重新保存一遍就停下，``backward()`` 从不读取的那些也算在内（``early_stop=True``，默认值）。如果原地操作放在函数里最后一个保存张量的运算之后，它只执行一次。放在 ``x.cos()`` 之前的原地操作执行了两次，尽管 ``x.cos()`` 的结果是先 ``detach()`` 再加进输出的，``backward()`` 从不读取 ``cos`` 保存的张量；``early_stop=False`` 时，每个原地操作都执行了两次。
+# 上面的 ``c.add_(1)`` 在两次调用里都执行了，所以一步之后 ``c`` 是 2。但并非每个原地操作都执行两次：第二次调用一旦把第一次调用保存过的张量都重新保存一遍就停下，``backward()`` 从不读取的那些也算在内，但运算包装成张量的 Python 数字不算（``early_stop=True``，默认值）。如果原地操作放在函数里最后一个保存这种张量的运算之后，它只执行一次，即使它放在末尾的 ``* 2`` 之前也是如此（本单元格的隐藏检查运行了这种情况）。放在 ``x.cos()`` 之前的原地操作执行了两次，尽管 ``x.cos()`` 的结果是先 ``detach()`` 再加进输出的，``backward()`` 从不读取 ``cos`` 保存的张量；``early_stop=False`` 时，每个原地操作都执行了两次。
 
 
 def edits(where, early_stop):
@@ -350,12 +350,29 @@ assert runs == {
     ("first", True): 2, ("first", False): 2, ("middle", True): 2, ("middle", False): 2,
     ("last", True): 1, ("last", False): 2,
 }, "only the edit after the last operation that saves a tensor runs once, with early_stop=True; every other runs twice"
+# sphinx_gallery_start_ignore
+
+
+def probe_wrapped_last(t, probe_log):
+    probe_sin = t.sin()
+    probe_log.append(t)
+    return probe_sin * 2
+
+
+for probe_stop in (True, False):
+    probe_log = []
+    probe_out = checkpoint(probe_wrapped_last, torch.arange(3.0, requires_grad=True), probe_log,
+                           use_reentrant=False, early_stop=probe_stop)
+    probe_out.sum().backward()
+    assert len(probe_log) == (1 if probe_stop else 2), (
+        f"early_stop={probe_stop}: an edit before a final * 2, after the last tensor saved, runs once only with early stop")
+# sphinx_gallery_end_ignore
 
 # %%
-# 反向传播再次调用函数时，对位置参数的原地操作会报错
-# --------------------------------------------------
+# 对位置参数的原地操作在反向传播中报错（``use_reentrant=False``）
+# ---------------------------------------------------------------
 #
-# ``checkpoint`` 把以位置参数传给函数的张量连同它们的版本一起保留下来，以便再调用一次。这里把计数张量 ``counter`` 作为位置参数传入：在函数里原地修改它，会让它的版本计数器越过保留时的值，于是 ``backward()`` 在第二次调用之前就抛出错误。``counter`` 的值是 1。以关键字参数传入或者放在列表里传入的张量不会这样保留：同样的原地修改不报错，而且执行两次；函数如果在修改之后再读取这样的张量，得到的就是第二次调用的梯度，和下一节一样（本单元格的隐藏检查把这两种传法都跑了）。
+# ``use_reentrant=False`` 时，``checkpoint`` 把以位置参数传给函数的张量连同它们的版本一起保留下来，以便再调用一次。这里把计数张量 ``counter`` 作为位置参数传入：在函数里原地修改它，会让它的版本计数器越过保留时的值，于是 ``backward()`` 在第二次调用之前就抛出错误。``counter`` 的值是 1。以关键字参数传入或者放在列表里传入的张量不会这样保留：同样的原地修改不报错，而且执行两次；函数如果在修改之后再读取这样的张量，得到的就是第二次调用的梯度，和下一节一样（本单元格的隐藏检查把这两种传法都跑了）。``use_reentrant=True`` 时，对位置参数的同样的原地修改也不报错，而且执行两次（隐藏检查也运行了这种情况）。
 
 counter = torch.zeros(())
 
@@ -405,13 +422,17 @@ def passed_by(route, read_after_edit):
 assert [passed_by(route, read) for route in ("keyword", "list") for read in (False, True)] == [(2, True)] * 4, (
     "a tensor passed by keyword or in a list: the edit raises nothing and runs twice, and a read after it gives the "
     "second call's gradient")
+reentrant_counter = torch.zeros(())
+reentrant_out = checkpoint(count_input, torch.arange(3.0, requires_grad=True), reentrant_counter, use_reentrant=True)
+reentrant_out.sum().backward()
+assert reentrant_counter.item() == 2, "use_reentrant=True: the edit of a positional input raises nothing and runs twice"
 # sphinx_gallery_end_ignore
 
 # %%
 # 第二次调用算出别的东西时
 # ------------------------
 #
-# 函数捕获了 ``scale``，并在使用之前原地修改它：前向传播算的是 ``sin(2 * x)``，第二次调用算的是 ``sin(3 * x)``。``backward()`` 用的是第二次调用的张量，所以 ``x.grad`` 是 ``sin(3 * x)`` 的梯度 ``3 cos(3x)``，而不是前向传播返回的输出所对应的 ``2 cos(2x)``，而且没有任何报错。默认情况下（``determinism_check="default"``），``checkpoint`` 只把重算出的张量的形状、dtype 和设备同第一次调用时比较，不比较数值。
+# 函数捕获了 ``scale``，并在使用之前原地修改它：前向传播算的是 ``sin(2 * x)``，第二次调用算的是 ``sin(3 * x)``。``backward()`` 用的是第二次调用的张量，所以 ``x.grad`` 是 ``sin(3 * x)`` 的梯度 ``3 cos(3x)``，而不是前向传播返回的输出所对应的 ``2 cos(2x)``，而且没有任何报错。默认情况下（``determinism_check="default"``），``checkpoint`` 只把重算出的张量的形状、dtype 和设备同第一次调用时比较，不比较数值：比较的是输出的计算图中的运算保存的张量，不比较结果只以 ``detach()`` 之后的形式离开函数的运算所保存的张量（本单元格和下一个单元格的隐藏检查把这两类都跑了）。
 
 scale = torch.ones(())
 
@@ -442,10 +463,20 @@ for probe_targets, probe_shown in (([torch.float64, torch.float32], "torch.float
         assert "different metadata" in str(e) and probe_shown in str(e), f"a change to {probe_shown} is caught"
     else:
         raise AssertionError(f"a change to {probe_shown} in the second call must raise")
+
+
+def probe_detached(t, targets):
+    return t.exp(), t.to(targets.pop()).sin().detach()
+
+
+for probe_targets, probe_change in (([torch.float64, torch.float32], "dtype"), (["meta", "cpu"], "device")):
+    probe_y, probe_side = checkpoint(probe_detached, probe_in, probe_targets, use_reentrant=False)
+    probe_y.sum().backward()
+    assert probe_targets == [], f"a {probe_change} change in a tensor saved by sin, whose result leaves detached: no error"
 # sphinx_gallery_end_ignore
 
 # %%
-# 函数保存的张量形状变了，会被发现。每调用一次就多一项的缓存（一个键的列表，类似注意力机制里的键缓存）让第二次调用得到别的形状，其中包括保存的张量的形状，``backward()`` 抛出错误（见下）。没有体现在任何保存的张量上的变化则发现不了：同一个缓存先用 ``keys.mean(0)`` 取平均再用，保存的张量形状都不变，``backward()`` 照常运行，给出的是第二次调用的梯度（本单元格的隐藏检查运行了这种情况）。
+# 输出的计算图中的运算所保存的张量形状变了，会被发现。每调用一次就多一项的缓存（一个键的列表，类似注意力机制里的键缓存）让第二次调用得到别的形状，其中包括这样保存的张量的形状，``backward()`` 抛出错误（见下）。没有体现在任何这样保存的张量上的变化则发现不了：同一个缓存先用 ``keys.mean(0)`` 取平均再用，保存的张量形状都不变，``backward()`` 照常运行，给出的是第二次调用的梯度。如果保存键的只有 ``keys.sin()``，而它的结果先 ``detach()`` 再离开函数，变化也发现不了：``backward()`` 照常运行，缓存增长了两次（本单元格的隐藏检查把这两种情况都跑了）。
 
 cache = []
 
@@ -486,6 +517,20 @@ pooled_y.sum().backward()
 second_keys = torch.cat(pooled_cache).mean(0)
 assert len(pooled_cache) == 2 and torch.allclose(pooled_q.grad, (pooled_q * second_keys).detach().cos() * second_keys), (
     "a growing cache averaged before any saving op: no error, the second call's gradient")
+detached_cache = []
+
+
+def attend_detached(q):
+    detached_cache.append(q)
+    detached_keys = torch.cat(detached_cache)
+    return q.exp() + detached_keys.sin().detach().sum()
+
+
+detached_q = torch.tensor([[0.1, -0.2, 0.3, -0.4], [0.5, -0.6, 0.7, -0.8]], requires_grad=True)
+detached_out = checkpoint(attend_detached, detached_q, use_reentrant=False)
+detached_out.sum().backward()
+assert len(detached_cache) == 2 and torch.allclose(detached_q.grad, detached_q.detach().exp()), (
+    "a growing cache saved only by sin, whose result leaves detached: no error, and the cache grew twice")
 # sphinx_gallery_end_ignore
 
 # %%
