@@ -3,9 +3,9 @@
 without the conjugate or negative bit: each is accepted without a warning, given an argument of the tensor's own
 dtype, and moves the detached tensor's version counter, shared with its source unless that is an inference tensor
 (then it moves only outside ``torch.inference_mode()``), except ``set_`` from a tensor on a quantized one; on the
-``detach()`` of a nested tensor, whose layout is strided too, each raises; on the ``detach()`` of a tensor with the
-conjugate or negative bit, ``resize_as_`` to a new shape warns. Registered on import by :mod:`tensorfacts.facts`,
-whose module docstring says what a fact is.
+``detach()`` of a nested tensor of the strided layout (``torch.nested.nested_tensor``'s default) each raises; on the
+``detach()`` of a tensor with the conjugate or negative bit, ``resize_as_`` to a new shape warns. Registered on import
+by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -177,37 +177,37 @@ def _quantized_set_from_storage(dtype: torch.dtype) -> object:
 
 
 @fact("detach-metadata-calls-every-dtype", {
-    "en": "On the CPU, for every dtype the torch module names, takes d = a.detach() of a 2×3 tensor a of the "
-          "default strided layout (a plain tensor, a view of one, one made inside torch.inference_mode(), and for a "
-          "floating or complex dtype a leaf that requires grad and a view of one; none with the conjugate or "
-          "negative bit), with grad mode on, under torch.no_grad() and inside torch.inference_mode(), and calls "
-          "d.resize_(3, 2), d.resize_as_(t), d.set_(s) or d.transpose_(0, 1), t and s tensors of a's dtype, each on "
-          "a fresh pair: each call gives d its new shape without a warning and moves a._version and d._version to "
-          "1, and a later set_ through d (transpose_ on a quantized d) moves both to 2. When a is an inference "
-          "tensor, reading a._version raises instead, and d._version moves to 1 and 2 only with grad mode on and "
-          "under torch.no_grad(): inside torch.inference_mode() it stays 0 through the call and the later edit. On "
-          "a quantized dtype, d.set_(s) raises NotImplementedError, while d.set_(storage, 0, (6,), (1,)) works. "
-          "When a is instead a nested tensor (its layout is torch.strided) of any dtype torch.nested.nested_tensor "
-          "can make on the CPU (a plain one, one made inside torch.inference_mode() and, for a floating or complex "
-          "dtype, a leaf that requires grad), in the same three grad modes, every one of the four raises on d: "
-          "resize_ (channels_last too) and resize_as_ (of a dense or a nested tensor) raise RuntimeError "
-          "(NotImplementedError on an inference tensor inside torch.inference_mode()), set_ (from a tensor, from a "
-          "storage with or without an offset, size and stride, or with no argument) and transpose_ raise "
-          "NotImplementedError.",
-    "zh_CN": "在 CPU 上，对 torch 模块列出的每种 dtype，取默认 strided 布局的 2×3 张量 a（普通张量、它的视图、在 tor"
-             "ch.inference_mode() 里创建的张量；浮点和复数类型还取需要梯度的叶子张量和它的视图；都不带共轭位或负号位"
-             "）的 d = a.detach()，在梯度模式开着时、torch.no_grad() 下和 torch.inference_mode() 里，每次换一对新的"
-             "张量，调用 d.resize_(3, 2)、d.resize_as_(t)、d.set_(s) 或 d.transpose_(0, 1)，t 和 s 是 a 的 dtype 的"
-             "张量：每个调用都让 d 变成新的形状，不给出警告，并让 a._version 和 d._version 变为 1，之后通过 d 再调用"
-             "一次 set_（量化的 d 则是 transpose_）让两者变为 2。a 是推理张量时，读取 a._version 会报错，d._version "
-             "也只在梯度模式开着时和 torch.no_grad() 下变为 1 和 2：在 torch.inference_mode() 里，调用和之后的修改都"
-             "不改变它，它一直是 0。对量化类型，d.set_(s) 抛出 NotImplementedError，而 d.set_(storage, 0, (6,), (1,)"
-             ") 可以成功。a 换成嵌套张量（它的布局是 torch.strided）时，无论是 torch.nested.nested_tensor 在 CPU 上"
-             "能创建的哪种 dtype（普通的嵌套张量、在 torch.inference_mode() 里创建的嵌套张量；浮点和复数类型还取需要"
-             "梯度的叶子张量），在同样三种梯度模式下，这四种调用在 d 上都报错：resize_（包括 channels_last）和 resiz"
-             "e_as_（参数是稠密张量或嵌套张量）抛出 RuntimeError（推理张量在 torch.inference_mode() 里则抛出 NotImpl"
-             "ementedError），set_（从张量、从带或不带偏移、形状和步长的存储，或者不带参数）和 transpose_ 抛出 NotIm"
-             "plementedError。",
+    "en": "On the CPU, for every dtype the torch module names, takes d = a.detach() of a 2×3 tensor a of the default "
+          "strided layout (a plain tensor, a view of one, one made inside torch.inference_mode(), and for a floating "
+          "or complex dtype a leaf that requires grad and a view of one; none with the conjugate or negative bit), "
+          "with grad mode on, under torch.no_grad() and inside torch.inference_mode(), and calls d.resize_(3, 2), "
+          "d.resize_as_(t), d.set_(s) or d.transpose_(0, 1), t and s new strided CPU tensors of a's dtype, each on a "
+          "fresh pair: each call gives d its new shape without a warning and moves a._version and d._version to 1, and "
+          "a later set_ through d (transpose_ on a quantized d) moves both to 2. When a is an inference tensor, "
+          "reading a._version raises instead, and d._version moves to 1 and 2 only with grad mode on and under "
+          "torch.no_grad(): inside torch.inference_mode() it stays 0 through the call and the later edit. On a "
+          "quantized dtype, d.set_(s) raises NotImplementedError, while d.set_(storage, 0, (6,), (1,)) works. When a "
+          "is instead a nested tensor of the strided layout (torch.nested.nested_tensor's default; its layout is "
+          "torch.strided) of any dtype torch.nested.nested_tensor can make on the CPU (a plain one, one made inside "
+          "torch.inference_mode() and, for a floating or complex dtype, a leaf that requires grad), in the same three "
+          "grad modes, every one of the four raises on d: resize_ (channels_last too) and resize_as_ (of a dense or a "
+          "nested tensor) raise RuntimeError (NotImplementedError on an inference tensor inside "
+          "torch.inference_mode()), set_ (from a tensor, from a storage with or without an offset, size and stride, or "
+          "with no argument) and transpose_ raise NotImplementedError.",
+    "zh_CN": "在 CPU 上，对 torch 模块列出的每种 dtype，取默认 strided 布局的 2×3 张量 a（普通张量、它的视图、在 torch."
+             "inference_mode() 里创建的张量；浮点和复数类型还取需要梯度的叶子张量和它的视图；都不带共轭位或负号位）的 d"
+             " = a.detach()，在梯度模式开着时、torch.no_grad() 下和 torch.inference_mode() 里，每次换一对新的张量，调用"
+             " d.resize_(3, 2)、d.resize_as_(t)、d.set_(s) 或 d.transpose_(0, 1)，t 和 s 是 CPU 上新建的、a 的 dtype 的"
+             " strided 张量：每个调用都让 d 变成新的形状，不给出警告，并让 a._version 和 d._version 变为 1，之后通过 d "
+             "再调用一次 set_（量化的 d 则是 transpose_）让两者变为 2。a 是推理张量时，读取 a._version 会报错，d._versi"
+             "on 也只在梯度模式开着时和 torch.no_grad() 下变为 1 和 2：在 torch.inference_mode() 里，调用和之后的修改都"
+             "不改变它，它一直是 0。对量化类型，d.set_(s) 抛出 NotImplementedError，而 d.set_(storage, 0, (6,), (1,)) "
+             "可以成功。a 换成 strided 布局的嵌套张量（torch.nested.nested_tensor 的默认布局；它的布局是 torch.strided"
+             "）时，无论是 torch.nested.nested_tensor 在 CPU 上能创建的哪种 dtype（普通的嵌套张量、在 torch.inference_m"
+             "ode() 里创建的嵌套张量；浮点和复数类型还取需要梯度的叶子张量），在同样三种梯度模式下，这四种调用在 d 上都"
+             "报错：resize_（包括 channels_last）和 resize_as_（参数是稠密张量或嵌套张量）抛出 RuntimeError（推理张量在"
+             " torch.inference_mode() 里则抛出 NotImplementedError），set_（从张量、从带或不带偏移、形状和步长的存储，"
+             "或者不带参数）和 transpose_ 抛出 NotImplementedError。",
 }, {"en": "every dtype of the torch module, five kinds of dense source and three kinds of nested one, three grad "
           "modes, on the CPU",
     "zh_CN": "torch 模块的每种 dtype、五种稠密源张量和三种嵌套源张量、三种梯度模式，在 CPU 上"})

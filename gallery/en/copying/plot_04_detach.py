@@ -7,11 +7,12 @@
 ``a.detach()`` returns a tensor that shares ``a``'s memory but does not
 require grad: for ``a`` of the default strided (dense) layout, a value edit through either one is seen by
 both. This page runs the article's example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
-``transpose_`` raise an error on either tensor. On this torch, for a dense (not nested) ``a`` of that layout on the
-CPU, of any dtype, without the conjugate or negative bit (``a.is_conj()``, ``a.is_neg()``), the detached tensor
-accepts all four without a warning, given a tensor of ``a``'s dtype for ``resize_as_`` and
-``set_``, except ``set_`` from a tensor when ``a`` is quantized, which raises ``NotImplementedError``, while on the
-detached tensor of a nested ``a``, whose layout is strided too, all four raise; after each it stays linked to
+``transpose_`` raise an error on either tensor. On this torch, for a new 2×3 ``a`` of that layout on the CPU (dense,
+not nested), or a view of all of one, of any dtype, without the conjugate or negative bit (``a.is_conj()``,
+``a.is_neg()``), the detached tensor accepts all four as this page calls them, without a warning, given a new
+strided CPU tensor of ``a``'s dtype for ``resize_as_`` and ``set_``, except ``set_`` from a tensor when ``a`` is
+quantized, which raises ``NotImplementedError``, while on the detached tensor of a nested ``a`` of the strided
+layout (``torch.nested.nested_tensor``'s default) all four raise; after each it stays linked to
 its source by one version counter unless ``a`` is an inference tensor; with grad mode on, outside
 ``torch.inference_mode()``, the source leaf refuses them. :fact:`detach-metadata-calls-every-dtype`
 """
@@ -490,11 +491,11 @@ assert tuple(d.shape) == (2, 3) and same_storage(a, d), "d keeps its shape and a
 # share. torch gives the storage they share a larger block of memory:
 # ``a`` keeps its shape and values, in new memory. :fact:`detach-resize-grow-reallocates`
 #
-# The storage decides, through ``untyped_storage().resizable()``: only a storage that reports ``True`` is moved
-# so, such as the one torch allocates for a new tensor like ``a`` here, for a ``clone()`` or for a
-# ``copy.deepcopy``. A storage that ``torch.load`` read from a file in the zip format ``torch.save`` writes by
-# default (with ``weights_only`` ``True`` or ``False``, with or without ``mmap=True``), and so a parameter that
-# ``load_state_dict(..., assign=True)`` put in place from it, is not resizable, and neither is memory from
+# On the CPU, the storage decides, through ``untyped_storage().resizable()``: only a storage that reports ``True``
+# is moved so, such as the one torch allocates for a new tensor like ``a`` here, for a ``clone()`` or for a
+# ``copy.deepcopy``. A storage that ``torch.load`` read onto the CPU from a file in the zip format ``torch.save``
+# writes by default (with ``weights_only`` ``True`` or ``False``, with or without ``mmap=True``), and so a parameter
+# that ``load_state_dict(..., assign=True)`` put in place from it, is not resizable, and neither is memory from
 # ``torch.from_file``, NumPy, ``torch.frombuffer`` or DLPack: there the same call raises
 # ``RuntimeError: Trying to resize storage that is not resizable`` and leaves ``a`` as it was (the ``torch.load`` cell below). A file
 # in the legacy format (``torch.save(..., _use_new_zipfile_serialization=False)``, an internal option) gives a
@@ -522,8 +523,8 @@ assert a.untyped_storage().resizable(), "the storage torch allocated for a repor
 # sphinx_gallery_end_ignore
 
 # %%
-# A tensor that ``torch.load`` read from the default zip format, here from a buffer in memory, is on a storage
-# that is not resizable, and the same call raises. ``d`` keeps the shape ``(100,)`` it took before the error,
+# A tensor that ``torch.load`` read onto the CPU from the default zip format, here from a buffer in memory, is on a
+# storage that is not resizable, and the same call raises. ``d`` keeps the shape ``(100,)`` it took before the error,
 # which covers 400 bytes, over the old storage of 24 bytes: reading or writing the whole of ``d`` would go past
 # the end of that memory. Do not use ``d`` after such an error; take a new ``d = a.detach()``.
 
@@ -667,12 +668,13 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    ``Tensor.detach`` docstring still said so in the 2.2 docs.
 #    `pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    ("Always allow tensor metadata changes", August 2022) lifted the
-#    restriction. On this torch all four succeed, without a warning, on the detached tensor of a dense (not
-#    nested) ``a`` of the default strided layout on the CPU, of any dtype, without the conjugate or negative bit
-#    (``a.is_conj()`` and ``a.is_neg()`` false; output above), given a tensor of ``a``'s dtype for
-#    ``resize_as_`` and ``set_``; the one exception is ``set_`` from a tensor when ``a`` is quantized, which raises
-#    ``NotImplementedError`` (``set_`` from a storage, an offset, a size and a stride works). On the detached
-#    tensor of a nested ``a``, whose layout is strided too, all four raise, whatever their arguments: the two
+#    restriction. On this torch all four, as this page calls them, succeed without a warning on the detached tensor
+#    of a new 2×3 ``a`` of the default strided layout on the CPU (dense, not nested), or of a view of all of one, of
+#    any dtype, without the conjugate or negative bit (``a.is_conj()`` and ``a.is_neg()`` false; output above),
+#    given a new strided CPU tensor of ``a``'s dtype for ``resize_as_`` and ``set_``, except ``set_`` from a tensor
+#    when ``a`` is quantized, which raises ``NotImplementedError`` (``set_`` from a storage, an offset, a size and a
+#    stride works). On the detached tensor of a nested ``a`` of the strided layout
+#    (``torch.nested.nested_tensor``'s default), all four raise, whatever their arguments: the two
 #    resizes ``RuntimeError`` (``NotImplementedError`` on an inference tensor inside ``torch.inference_mode()``),
 #    ``set_`` and ``transpose_`` ``NotImplementedError``. :fact:`detach-metadata-calls-every-dtype` On the
 #    detached tensor of a non-empty ``a`` with one of those bits, such as the views ``x.conj()`` and ``x.conj().imag`` of a
@@ -711,13 +713,13 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # both read moves; others, such as ``div_``, reach the other, and on a sparse CSR tensor ``mul_`` and ``zero_``
 # through the detached tensor reach its source.
 # Shape and storage changes on the detached tensor of a dense ``a`` without the conjugate or negative bit change
-# its shape, not ``a``'s (on a nested ``a`` they raise; with one of those bits, on a non-empty ``a``, ``resize_as_`` to a new shape
+# its shape, not ``a``'s (on a nested ``a`` of the strided layout they raise; with one of those bits, on a non-empty ``a``, ``resize_as_`` to a new shape
 # warns and can change ``a``'s values); unless ``a`` is an inference tensor, the two keep sharing one version counter, which each
 # of the four calls above moves by one. A ``resize_`` that needs more bytes than
 # the storage holds moves it by one as well, and moves ``a``'s memory too, when the storage
 # is resizable (``untyped_storage().resizable()``), as the one torch allocates for a new tensor, a ``clone()``
 # or a ``copy.deepcopy`` is, and the one ``torch.load`` reads from a legacy-format file; on a storage that
-# ``torch.load`` read from the default zip format, or memory from ``torch.from_file``, NumPy,
+# ``torch.load`` read onto the CPU from the default zip format, or memory from ``torch.from_file``, NumPy,
 # ``torch.frombuffer`` or DLPack, it raises instead, leaving ``d`` with the new shape over the old memory, not
 # to be used again (take a new ``d = a.detach()``), and after ``share_memory_()`` it crashes the process with a
 # segmentation fault that no ``try``/``except`` catches.

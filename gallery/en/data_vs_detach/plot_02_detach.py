@@ -400,13 +400,12 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # For an input that does not require grad, as ``x`` below, ``torch.func.vjp`` does not notice such edits either:
 # after an in-place edit of its input or output, direct or through ``detach()``, its ``vjp_fn`` raises nothing,
 # with grad mode on or off and inside ``torch.inference_mode()``.
-# It computes with the edited values of the tensors the function saved for its
-# backward (``sigmoid`` saves its output, ``t * t`` its input), so this page's edit
-# gives a wrong gradient there too, while an edit of a tensor the function did not
-# save leaves the result as it was (below). With an input that requires grad (a leaf, a non-leaf or a
-# ``Parameter``) and grad mode on, ``vjp_fn`` still raises nothing after such an edit of ``sigmoid``'s output, but
-# autograd records the gradient it returns, and differentiating that gradient, as a Hessian-vector product does,
-# raises the same ``RuntimeError`` as this page's ``backward()``.
+# With the two functions below (``sigmoid`` saves its output for its backward, ``t * t`` its input), it computes
+# with the edited values of the tensor the function saved, so this page's edit gives a wrong gradient there too,
+# while an edit of the tensor the function did not save leaves the result as it was (below). With an input that
+# requires grad (a leaf, a non-leaf or a ``Parameter``) and grad mode on, ``vjp_fn`` still raises nothing after
+# such an edit of ``sigmoid``'s output, but autograd records the gradient it returns, and differentiating that
+# gradient, as a Hessian-vector product does, raises the same ``RuntimeError`` as this page's ``backward()``.
 # :fact:`vjp-edits-unnoticed` :fact:`vjp-output-edit-caught-when-differentiated`
 
 vjp_functions = {
@@ -429,4 +428,4 @@ for name, (f, saved, derivative) in vjp_functions.items():
         changed = not torch.equal(grad, before)
         print(f"{name:<7}  edit of the {where:<23}  changed: {changed!s:<5}  vjp_fn gives: {grad}")
         assert torch.equal(grad, derivative(x, y)) and changed == where.startswith(saved), \
-            "vjp_fn computes with the edited values of the tensors the function saved, and an edit of one it did not save changes nothing"
+            "vjp_fn of sigmoid and of t * t computes with the edited values of the tensor each saved, and an edit of the other changes nothing"

@@ -368,7 +368,7 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 #
 # 张量若是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors``，这样的修改自动求导就发现不了；不推进版本计数器的修改也发现不了，例如用 ``apply_`` 或 ``map_`` 做的修改（本站检查过的几种见 :ref:`“版本计数器”那一页 <questions-version-counter>`，别的内核也可能如此）。:fact:`saved-tensor-hooks-hide-edit` :fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check` :fact:`counter-bypass-edits-silent`
 #
-# 输入不需要梯度时（如下面的 ``x``），``torch.func.vjp`` 同样发现不了这类修改：对它的输入或输出做原地修改之后，无论直接修改还是经由 ``detach()``，无论梯度模式（grad mode）开着还是关着，在 ``torch.inference_mode()`` 里也一样，它返回的 ``vjp_fn`` 都不报错。函数为反向传播保存了哪些张量（``sigmoid`` 保存输出，``t * t`` 保存输入），``vjp_fn`` 就用这些张量修改后的值计算，所以本页的那次修改在这里同样给出错误的梯度；修改的若是函数没有保存的张量，结果则不变（见下面的输出）。输入是需要梯度的叶子张量（leaf tensor）、非叶子张量或 ``Parameter`` 时，在梯度模式下这样修改 ``sigmoid`` 的输出之后，``vjp_fn`` 仍不报错，但它返回的梯度会被自动求导记录下来，再对这个梯度求导（比如计算 Hessian 向量积）就会抛出与本页 ``backward()`` 相同的 ``RuntimeError``。
+# 输入不需要梯度时（如下面的 ``x``），``torch.func.vjp`` 同样发现不了这类修改：对它的输入或输出做原地修改之后，无论直接修改还是经由 ``detach()``，无论梯度模式（grad mode）开着还是关着，在 ``torch.inference_mode()`` 里也一样，它返回的 ``vjp_fn`` 都不报错。对下面的两个函数（``sigmoid`` 为反向传播保存输出，``t * t`` 保存输入），函数保存了哪个张量，``vjp_fn`` 就用它修改后的值计算，所以本页的那次修改在这里同样给出错误的梯度；修改的若是函数没有保存的那个张量，结果则不变（见下面的输出）。输入是需要梯度的叶子张量（leaf tensor）、非叶子张量或 ``Parameter`` 时，在梯度模式下这样修改 ``sigmoid`` 的输出之后，``vjp_fn`` 仍不报错，但它返回的梯度会被自动求导记录下来，再对这个梯度求导（比如计算 Hessian 向量积）就会抛出与本页 ``backward()`` 相同的 ``RuntimeError``。
 # :fact:`vjp-edits-unnoticed` :fact:`vjp-output-edit-caught-when-differentiated`
 
 vjp_functions = {
@@ -391,4 +391,4 @@ for name, (f, saved, derivative) in vjp_functions.items():
         changed = not torch.equal(grad, before)
         print(f"{name:<7}  edit of the {where:<23}  changed: {changed!s:<5}  vjp_fn gives: {grad}")
         assert torch.equal(grad, derivative(x, y)) and changed == where.startswith(saved), \
-            "vjp_fn computes with the edited values of the tensors the function saved, and an edit of one it did not save changes nothing"
+            "vjp_fn of sigmoid and of t * t computes with the edited values of the tensor each saved, and an edit of the other changes nothing"
