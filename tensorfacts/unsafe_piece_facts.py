@@ -1,9 +1,10 @@
-"""Named fact on the pieces of ``unsafe_chunk`` and ``unsafe_split`` of a strided CPU tensor that is not nested, as
+"""Named facts on the pieces of ``unsafe_chunk`` and ``unsafe_split`` of a strided CPU tensor that is not nested, as
 the version-counter page states it: called outside ``torch.inference_mode()``, they return pieces on the tensor's
 memory that are not views; on a tensor that is not an inference tensor, where ``chunk()`` and ``split()`` return
 views, each piece has a counter of its own, which an edit through it moves while the tensor's stays; an inference
-tensor's pieces have no counter. Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a
-fact is.
+tensor's pieces have no counter. Called inside the mode on a tensor that is not an inference tensor, they return
+pieces that are views, yet each still has a counter of its own. Registered on import by :mod:`tensorfacts.facts`,
+whose module docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.tensors import backward_error
 
 #: The calls on the 2×4 tensor ``t``, each returning two pieces, and the same call without ``unsafe_``.
 _CALLS: dict[str, tuple[Callable[[torch.Tensor], tuple[torch.Tensor, ...]], Callable]] = {
@@ -114,3 +116,85 @@ def _unsafe_pieces_own_counter_every_dtype() -> Fact:
     return Fact(not wrong and counted > 0,
                 f"{counted} edits moved the piece's counter and not t's; not as the sentence says: {wrong[:5]} "
                 f"({len(wrong)} in all); dtypes whose copy_ raised NotImplementedError: {sorted(uncopied)}")
+
+
+def _piece_in_mode_run(make: Callable[[], torch.Tensor], unsafe: Callable, edited_in) -> tuple:
+    """``(on t's memory, a view, not an inference tensor, (t's, piece's) counters after copy_ of the piece from a
+    clone of itself in ``edited_in``, or the edit's error type)`` for the first piece taken inside
+    ``torch.inference_mode()``; the edit is made outside the mode, or inside it again."""
+    t = make()
+    with torch.inference_mode():
+        piece = unsafe(t)[0]
+    kind = (piece.untyped_storage().data_ptr() == t.untyped_storage().data_ptr(), piece._is_view(),
+            not piece.is_inference())
+    t_before, before = t._version, piece._version
+    try:
+        with edited_in():
+            piece.copy_(piece.detach().clone())
+    except NotImplementedError:
+        return *kind, "NotImplementedError"
+    return *kind, (t._version - t_before, piece._version - before)
+
+
+def _edit_in_mode_piece_of_leaf(unsafe: Callable) -> tuple:
+    """``(w's values, w._version, backward's error, w.grad)`` after the first piece of a 2×4 float32 leaf ``w``,
+    taken inside ``torch.inference_mode()`` after ``loss = (w * w).sum()`` saved ``w``, is multiplied by 10 under
+    ``torch.no_grad()``."""
+    w = torch.arange(1.0, 9.0).reshape(2, 4).requires_grad_()
+    loss = (w * w).sum()  # saves w; its gradient is 2 * w
+    with torch.inference_mode():
+        piece = unsafe(w)[0]
+    with torch.no_grad():
+        piece.mul_(10)
+    return w.detach().clone(), w._version, backward_error(loss), w.grad
+
+
+@fact("unsafe-pieces-in-inference-mode-own-counter", {
+    "en": "For every dtype the torch module names, on a 2×4 CPU tensor t, a view of one and (floating and complex "
+          "dtypes) a leaf that requires grad, all made outside torch.inference_mode(): the first piece of t."
+          + ", t.".join(_CALLS) + ", taken inside torch.inference_mode(), shares t's memory, is a view (_is_view() "
+          "is True) and is not an inference tensor; piece.copy_(piece.detach().clone()), outside the mode under "
+          "torch.no_grad() and inside the mode, moves the piece's _version by one and leaves t's, except where copy_ "
+          "raises NotImplementedError (dtypes with no copy kernel). Then, for each call, w = torch.arange(1.0, "
+          "9.0).reshape(2, 4) made to require grad; loss = (w * w).sum() saves w; the first piece taken inside the "
+          "mode is multiplied by 10 under torch.no_grad(): w's values change, w._version stays 0, loss.backward() "
+          "raises nothing, and w.grad is 2 * w at the edited values.",
+    "zh_CN": "对 torch 模块列出的每种 dtype，在 2×4 的 CPU 张量 t、它的视图，以及（浮点和复数 dtype）"
+             "需要梯度的叶子张量上（都在 torch.inference_mode() 之外创建）：在 torch.inference_mode() 内取 t."
+             + "、t.".join(_CALLS) + " 的第一块，它与 t 共享内存，是视图（_is_view() 为 True），不是推理张量；"
+             "在该模式之外的 torch.no_grad() 下和该模式之内执行 piece.copy_(piece.detach().clone())，块的 _version "
+             "前进一，t 的不动；copy_ 抛出 NotImplementedError（没有复制内核的 dtype）的除外。然后对每种调用，"
+             "w = torch.arange(1.0, 9.0).reshape(2, 4) 设为需要梯度；loss = (w * w).sum() 保存了 w；在该模式内取的"
+             "第一块在 torch.no_grad() 下乘以 10：w 的数值变了，w._version 仍为 0，loss.backward() 不报错，w.grad "
+             "是按修改后的数值算出的 2 * w。",
+}, {"en": f"every dtype of the torch module, three kinds of source, {len(_CALLS)} calls taken inside "
+          "torch.inference_mode(), two modes for the edit, then a float32 leaf, on the CPU",
+    "zh_CN": f"torch 模块的每种 dtype、三种源张量、在 torch.inference_mode() 内取的 {len(_CALLS)} 种调用、"
+             "修改时两种模式，再加一个 float32 叶子张量，在 CPU 上"})
+def _unsafe_pieces_in_inference_mode_own_counter() -> Fact:
+    dtypes = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
+    edited_in = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
+    wrong, counted, uncopied = [], 0, set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # complex32 and quantized tensors warn when made
+        for dtype in dtypes:
+            for source, make in _sources(dtype).items():
+                if source == "inference tensor":
+                    continue
+                for call_name, (unsafe, _) in _CALLS.items():
+                    for edited, enter in edited_in.items():
+                        *kind, after = _piece_in_mode_run(make, unsafe, enter)
+                        uncopied |= {str(dtype)} if after == "NotImplementedError" else set()
+                        counted += after == (0, 1)
+                        if not (all(kind) and after in ((0, 1), "NotImplementedError")):
+                            wrong.append((str(dtype), source, call_name, edited, *kind, after))
+    silent = {}
+    for call_name, (unsafe, _) in _CALLS.items():
+        values, version, error, grad = _edit_in_mode_piece_of_leaf(unsafe)
+        start = torch.arange(1.0, 9.0).reshape(2, 4)
+        silent[call_name] = (not torch.equal(values, start) and version == 0 and not error and grad is not None
+                             and torch.equal(grad, 2 * values))
+    return Fact(not wrong and counted > 0 and all(silent.values()),
+                f"{counted} edits moved the piece's counter and not t's; not as the sentence says: {wrong[:5]} "
+                f"({len(wrong)} in all); dtypes whose copy_ raised NotImplementedError: {sorted(uncopied)}; "
+                f"edit of a leaf's piece silent, with the gradient at the edited values, per call: {silent}")

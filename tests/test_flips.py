@@ -560,6 +560,8 @@ FACT_FLIPS = {
     "view-dtype-under-inference-mode-uncounted": ("view(dtype) gives a normal tensor", "view(dtype) copies"),
     "unsafe-pieces-own-counter-every-dtype": ("unsafe_chunk and unsafe_split return views",
                                               "every tensor has a version counter"),
+    "unsafe-pieces-in-inference-mode-own-counter": ("unsafe_chunk and unsafe_split return views",
+                                                    "every tensor has a version counter"),
     "alias-calls-share-memory": "from_dlpack copies",
     "no-grad-view-operations-pass-no-gradient": "indexing is recorded under no_grad",
     "index-write-raises-before-or-after-writing": "index writes refuse inference tensors before writing",

@@ -233,7 +233,10 @@ def draw_processes(title, child, **names):
 #
 # ``w * w`` saves ``w`` for the backward pass, at version 0. The edit under ``torch.no_grad()``
 # moves ``w._version`` to 1, and ``backward()`` refuses the changed tensor. An edit of a view,
-# ``u[:2].mul_(10)`` on a fresh ``u``, is counted on ``u`` as well: a view shares its base's version counter.
+# ``u[:2].mul_(10)`` on a fresh ``u``, is counted on ``u`` as well: the views that the view operations torch
+# documents take, outside ``torch.inference_mode()``, of a tensor that is not an inference tensor share its version
+# counter (for views taken inside the mode, see :ref:`questions-version-counter`).
+# :fact:`version-counter-shared-by-views-and-detach`
 
 w = torch.tensor(start, requires_grad=True)
 loss = (w * w).sum()

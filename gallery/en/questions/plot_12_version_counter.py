@@ -380,7 +380,10 @@ assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.ite
 # views (``_is_view()`` is ``False``), each with a counter of its own: an edit through a piece leaves the tensor's
 # counter where it was, and after such an edit of the float32 leaf ``weights`` below under ``torch.no_grad()``,
 # ``backward()`` runs on the edited values without an error. An inference tensor's pieces, like the tensor, have no
-# counter. :fact:`unsafe-pieces-own-counter-every-dtype`
+# counter. Taken inside ``torch.inference_mode()`` from a strided CPU tensor that is neither nested nor an inference
+# tensor, the pieces are views (``_is_view()`` is ``True``), yet each still has a counter of its own, and after the
+# same edit of a leaf under ``torch.no_grad()``, ``backward()`` again runs on the edited values without an error.
+# :fact:`unsafe-pieces-own-counter-every-dtype` :fact:`unsafe-pieces-in-inference-mode-own-counter`
 
 weights = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
 loss = (weights * weights).sum()
@@ -540,10 +543,16 @@ assert fake_quant_update_uncounted(), (
 # sphinx_gallery_end_ignore
 
 # %%
-# One counter for a base and all its views
-# ----------------------------------------
+# One counter for a base and its views
+# ------------------------------------
 #
-# A view shares its base's memory and its counter: an edit through either moves both readings.
+# ``view = base[1:3]`` shares ``base``'s memory and its counter: an edit through either moves both readings. A view
+# that one of the view operations torch documents takes of a tensor that is not an inference tensor shares its base's
+# counter in the same way, whether taken with grad mode on, under ``torch.no_grad()`` or inside
+# ``torch.inference_mode()``, but for ``view(dtype)`` taken inside the mode, which gives an inference tensor, with no
+# counter. The pieces that ``unsafe_chunk`` and ``unsafe_split`` take inside the mode are views too, yet each has a
+# counter of its own (above). :fact:`version-counter-shared-by-views-and-detach`
+# :fact:`view-dtype-under-inference-mode-uncounted` :fact:`unsafe-pieces-in-inference-mode-own-counter`
 
 base = torch.zeros(4)
 view = base[1:3]
@@ -571,8 +580,8 @@ assert same_storage(base, view), "the view uses the base's memory"
 # Conclusion
 # ----------
 #
-# ``_version`` counts the in-place torch operations made through the tensor itself, a view,
-# ``detach()`` or ``out=``, with or without ``torch.no_grad()``, shape changes such as ``t_()`` included;
+# ``_version`` counts the in-place torch operations made through the tensor itself, a view taken outside
+# ``torch.inference_mode()``, ``detach()`` or ``out=``, with or without ``torch.no_grad()``, shape changes such as ``t_()`` included;
 # the Python-callback methods ``apply_``, ``map_`` and ``map2_``, some torch kernels that write in place,
 # and the calls ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and ``resize_()`` or
 # ``resize_as_()`` to the tensor's own size are not among them. The kernels of
@@ -583,7 +592,8 @@ assert same_storage(base, view), "the view uses the base's memory"
 # and its observer's ``min_val`` and ``max_val``; other kernels may do the same. Many routes to the same memory go around it; among
 # them ``.data``, NumPy, ``untyped_storage()``, a DLPack alias, ``copy.copy(t)``, ``apply_``,
 # ``map_`` and ``map2_``, ``nn.utils.vector_to_parameters``, the pieces of ``unsafe_chunk`` and
-# ``unsafe_split`` (taken as above), and those kernels. They change the
+# ``unsafe_split`` (taken as above, outside ``torch.inference_mode()`` or inside it), ``view(dtype)`` taken inside
+# the mode, and those kernels. They change the
 # values behind its back, which is why their edits can give wrong gradients without an error
 # (:ref:`questions-data-vs-no-grad`). Rebinding a name edits nothing.
 # :fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

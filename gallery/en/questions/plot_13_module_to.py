@@ -373,9 +373,9 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``True`` to ``is_contiguous()`` and to ``is_contiguous(memory_format=torch.channels_last)`` as well,
 # yet ``contiguous(memory_format=torch.channels_last)`` returns it as it is, strides and all,
 # ``to(memory_format=torch.contiguous_format)`` returns it itself, and
-# ``to(memory_format=torch.channels_last)`` copies it. ``contiguous()`` copies only a tensor that is not contiguous
-# and returns any other itself, a one-channel batch with ``channels_last`` strides too, strides and all: for a copy
-# in the default layout, call ``clone(memory_format=torch.contiguous_format)``.
+# ``to(memory_format=torch.channels_last)`` copies it. On a ``torch.strided`` tensor, ``contiguous()`` copies only a
+# tensor that is not contiguous and returns any other itself, a one-channel batch with ``channels_last`` strides too,
+# strides and all: for a copy in the default layout, call ``clone(memory_format=torch.contiguous_format)``.
 # We check this on each kind of tensor: a leaf that requires grad, a result of an operation, a
 # ``Parameter``, a view, a plain tensor and an inference tensor.
 leaf = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -874,8 +874,9 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 # way; on a GPU,
 # ``"cuda"`` matches a tensor on the current GPU),
 # ``copy=True`` is not asked for, and any ``memory_format`` asked for is ``torch.preserve_format`` or
-# the layout torch reads from its strides (mkldnn and quantized tensors refuse some of these copies, and with
-# ``memory_format=torch.contiguous_format`` a quantized tensor's new tensor keeps the old dtype, above); only the
+# the layout torch reads from its strides (some tensors refuse some of these copies, among them mkldnn, quantized,
+# sparse and strided nested ones; with ``memory_format=torch.contiguous_format`` a quantized tensor's new tensor
+# keeps the old dtype, above); only the
 # returned tensor has the new dtype or device. :fact:`dtype-change-by-layout`
 # Write ``x = x.to(...)``. Convert the model before the optimizer's first step, and before making an
 # ``Adagrad`` (it makes its state when it is made); after moving a model to ``meta``, make the

@@ -218,7 +218,7 @@ def draw_processes(title, child, **names):
 # ----------------------------------------------------------
 #
 # ``w * w`` 为反向传播保存了 ``w``，当时的版本是 0。在 ``torch.no_grad()`` 下修改后，``w._version``
-# 变成 1，``backward()`` 拒绝使用这个被改过的张量。修改视图也一样：对新建的 ``u`` 执行 ``u[:2].mul_(10)``，同样记在 ``u`` 上，因为视图与它的基张量（base tensor）共享版本计数器。
+# 变成 1，``backward()`` 拒绝使用这个被改过的张量。修改视图也一样：对新建的 ``u`` 执行 ``u[:2].mul_(10)``，同样记在 ``u`` 上，因为在 ``torch.inference_mode()`` 之外，torch 文档列出的视图操作对不是推理张量（inference tensor）的张量取的视图，与基张量（base tensor）共享版本计数器（在该模式内取的视图，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。:fact:`version-counter-shared-by-views-and-detach`
 
 w = torch.tensor(start, requires_grad=True)
 loss = (w * w).sum()

@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   用 ``requires_grad=True`` 创建的张量，在梯度模式下、推理模式外经 ``.to()`` 换设备或转成浮点或复数 dtype，就不是叶子张量，不调用 ``retain_grad()`` 则 ``.grad`` 为 ``None``。以目标设备和 dtype 创建，或搬动后设 ``requires_grad``：
+   用 ``requires_grad=True`` 创建的张量，梯度模式下、推理模式外经 ``.to()`` 换设备或换成别的浮点或复数 dtype，就不是叶子张量，不调用 ``retain_grad()`` 则 ``.grad`` 为 ``None``。以目标设备和 dtype 创建，或搬动后设 ``requires_grad``：
 
    .. code-block:: python
 
