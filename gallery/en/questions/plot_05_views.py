@@ -382,12 +382,13 @@ cast[0] = 0.0
 assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast materialises the tensor"
 
 # %%
-# One version counter for a base and all its views
-# ------------------------------------------------
+# One version counter for a base and its views
+# --------------------------------------------
 #
-# An in-place torch operation through any view moves the counter of the base and of
-# every other view of it (all but a few kernels that move no counter at all: see
-# :ref:`questions-version-counter`), so autograd notices the edit whichever of them it
+# An in-place torch operation through any view taken outside ``torch.inference_mode()`` moves the counter of
+# the base and of every other view of it (all but a few kernels that move no counter at all; inside the mode,
+# ``view(dtype)`` and the pieces of ``unsafe_chunk`` and ``unsafe_split`` are views with no counter or one of
+# their own: see :ref:`questions-version-counter`), so autograd notices the edit whichever of them it
 # saved (unless it saved it through saved-tensor hooks, or a custom ``Function``
 # kept it as an attribute or has a ``backward`` that never reads ``ctx.saved_tensors``:
 # :ref:`questions-data-vs-no-grad`). Below, the same three views of ``graph_leaf * 1``: an edit through

@@ -347,10 +347,10 @@ cast[0] = 0.0
 assert same_dtype.stride() == (1, 0) and cast.stride() == (4, 1), "only the cast materialises the tensor"
 
 # %%
-# 基张量和它所有的视图共享一个版本计数器
-# --------------------------------------
+# 基张量和它的视图共享一个版本计数器
+# ----------------------------------
 #
-# 经由任何一个视图做 torch 原地（in-place）操作，基张量和它其余所有视图的计数器都会一起增加（少数几个根本不推进计数器的内核除外，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。所以无论自动求导保存的是其中哪一个，都能发现这次修改，除非它是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors`` 属性（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。下面对 ``graph_leaf * 1`` 取同样三个视图：无论经由 ``row`` 的修改是被记录的，还是在 ``torch.no_grad()`` 下做的，只要计算图保存的是基张量、``row`` 或 ``transposed``，``backward()`` 都会报错；一条事实对 torch 文档列出的每种视图操作的视图，两个方向都试了一遍。:fact:`version-counter-shared-by-views-and-detach`\ 对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 经由视图修改基张量时，不增加任何计数器。在推理模式内得到的推理张量是例外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`。
+# 经由在 ``torch.inference_mode()`` 之外取得的任何一个视图做 torch 原地（in-place）操作，基张量和它其余所有视图的计数器都会一起增加（少数几个根本不推进计数器的内核除外；在推理模式内取得的 ``view(dtype)`` 以及 ``unsafe_chunk`` 和 ``unsafe_split`` 切出的块也是视图，却没有计数器，或者各有自己的计数器，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。所以无论自动求导保存的是其中哪一个，都能发现这次修改，除非它是经由保存张量的钩子（saved tensors hooks）保存的，或被自定义 ``Function`` 存成了属性，或者保存它的自定义 ``Function`` 的 ``backward`` 从不读取 ``ctx.saved_tensors`` 属性（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。下面对 ``graph_leaf * 1`` 取同样三个视图：无论经由 ``row`` 的修改是被记录的，还是在 ``torch.no_grad()`` 下做的，只要计算图保存的是基张量、``row`` 或 ``transposed``，``backward()`` 都会报错；一条事实对 torch 文档列出的每种视图操作的视图，两个方向都试了一遍。:fact:`version-counter-shared-by-views-and-detach`\ 对每个值调用 Python 函数的 ``apply_`` 和 ``map_`` 经由视图修改基张量时，不增加任何计数器。在推理模式内得到的推理张量是例外：它们没有版本计数器，它们的视图也没有 ``_base``，见 :ref:`“推理模式”那一页 <questions-inference-mode>`。
 base = torch.zeros(2, 3)
 row = base[0]
 transposed = base.t()
