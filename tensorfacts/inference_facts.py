@@ -152,6 +152,17 @@ VALUE_WRITES = {
 #: In-place methods that write no values and raise nothing on such a tensor.
 NO_ERROR_INPLACE = {"a.detach_()": lambda a: a.detach_(), "a.share_memory_()": lambda a: a.share_memory_(),
                     "a.resize_(3)": lambda a: a.resize_(3)}
+#: The edits tried on an inference tensor that requires grad: ``mul_(10)``, ``VALUE_WRITES`` and an init function.
+GRAD_EDITS = {"a.mul_(10)": lambda a: a.mul_(10), **VALUE_WRITES, "torch.nn.init.zeros_(a)": torch.nn.init.zeros_}
+#: Those of them that, with grad mode on, it refuses before writing; the others write first, then raise.
+REFUSED_FIRST = ("a.mul_(10)", "a.add_(1)", "a.copy_(torch.zeros(3))", "a.masked_fill_(a > 1, 0)",
+                 "a.index_put_((torch.tensor([0]),), torch.tensor(9.0))", "a += 1", "torch.add(a, 1, out=a)")
+
+
+def _module_weight() -> torch.Tensor:
+    """The weight of a Linear(3, 1) built where it is called, set to [[1., 2., 3.]]."""
+    with torch.no_grad():
+        return torch.nn.Linear(3, 1, bias=False).weight.copy_(torch.tensor([[1.0, 2.0, 3.0]]))
 
 
 def _listed(names: dict, between: str, last: str) -> str:
@@ -193,7 +204,11 @@ def _inplace_outcomes(edits: dict, make=_three_values) -> dict[str, tuple[str, b
           "old ones. On fresh inference "
           f"tensors that do not require grad, outside the mode, with grad mode on and under torch.no_grad(): "
           f"{_listed(VALUE_WRITES, ', ', ' and ')} each raise \"{INPLACE_ERROR}\", and the values have changed; "
-          f"{_listed(NO_ERROR_INPLACE, ', ', ' and ')} raise nothing and leave the values as they were.",
+          f"{_listed(NO_ERROR_INPLACE, ', ', ' and ')} raise nothing and leave the values as they were. On the "
+          "weight [[1., 2., 3.]] of a fresh Linear(3, 1) built in the mode, outside it, the same edits, mul_(10) and "
+          f"torch.nn.init.zeros_(a): with grad mode on, {_listed(REFUSED_FIRST, ', ', ' and ')} raise another error "
+          "and leave the values as they were, each other edit raises that error after changing the values; under "
+          "torch.no_grad() each raises it after changing the values.",
     "zh_CN": "在推理模式之外，先在梯度模式下、再在 torch.no_grad() 下，对同一个不需要梯度的推理张量 [1., 2., 3.] 调用 "
              "mul_(10)：两次都报错，但每次都写入了，所以两次之后数值是原来的 100 倍；在推理模式内再调用"
              "一次 mul_(10)，不报错，数值变成原来的 1000 倍。分别在梯度模式下和 torch.no_grad() 下，"
@@ -203,12 +218,15 @@ def _inplace_outcomes(edits: dict, make=_three_values) -> dict[str, tuple[str, b
              "（需要梯度的推理张量）：梯度模式下 mul_(10) 报错说需要梯度的叶子张量被用于原地操作，数值不变；"
              "在 torch.no_grad() 下报错，但数值已变成原来的 10 倍。在推理模式之外、分别在梯度模式下和 torch.no_grad() "
              f"下，对新建的、不需要梯度的推理张量逐一执行 {_listed(VALUE_WRITES, '、', ' 和 ')}："
-             f"每个都报“{INPLACE_ERROR}”，而数值已经变了；{_listed(NO_ERROR_INPLACE, '、', ' 和 ')} 不报错，数值不变。",
+             f"每个都报“{INPLACE_ERROR}”，而数值已经变了；{_listed(NO_ERROR_INPLACE, '、', ' 和 ')} 不报错，数值不变。"
+             "在该模式里新建一个 Linear(3, 1)，把 weight 设为 [[1., 2., 3.]]，在模式外对它执行同样这些修改以及 "
+             f"mul_(10) 和 torch.nn.init.zeros_(a)：梯度模式下，{_listed(REFUSED_FIRST, '、', ' 和 ')} 报别的错误，"
+             "数值不变，其余修改都在数值改变后报上面那条错误；在 torch.no_grad() 下，每个都在数值改变后报这条错误。",
 })
 def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
     """An in-place edit of an inference tensor that does not require grad, outside inference mode, raises (under
-    no_grad too), and yet the values have changed; inside inference mode it runs without an error. One that requires
-    grad is refused by the leaf check first with grad mode on, before writing."""
+    no_grad too), and yet the values have changed; inside inference mode it runs without an error. On one that requires
+    grad, in grad mode, some edits are refused before writing (``mul_``, ``add_`` ...), others write, then raise."""
     a = inference_tensor()
     refused = []
     for context in (torch.enable_grad, torch.no_grad):
@@ -236,6 +254,8 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
     scaled = torch.equal(w.detach(), torch.tensor(old) * 10)
     writes, others = _inplace_outcomes(VALUE_WRITES), _inplace_outcomes(NO_ERROR_INPLACE)
     made = {name: _inplace_outcomes({"mul_(10)": lambda t: t.mul_(10)}, make) for name, make in MADE_INSIDE.items()}
+    on_weight = _inplace_outcomes(GRAD_EDITS, _module_weight)
+    first = {f"{name} (enable_grad)" for name in REFUSED_FIRST}
     return Fact(all(refused) and outside == [100.0, 200.0, 300.0] and a.tolist() == [1000.0, 2000.0, 3000.0]
                 and all(seen == (INPLACE_ERROR, True) for seen in writes.values())
                 and all(seen == ("no error", False) for seen in others.values())
@@ -243,11 +263,14 @@ def _inference_tensor_inplace_outside_raises_yet_writes() -> Fact:
                 and w.is_inference() and w.requires_grad
                 and weight["grad mode"] == ("a leaf Variable that requires grad is being used in an in-place operation",
                                             True)
-                and weight["no_grad"][0].startswith("Inplace update to inference tensor") and scaled,
+                and weight["no_grad"][0].startswith("Inplace update to inference tensor") and scaled
+                and all(seen[0] not in ("no error", INPLACE_ERROR) and not seen[1] if key in first
+                        else seen == (INPLACE_ERROR, True) for key, seen in on_weight.items()),
                 f"raised outside (grad on, no_grad): {refused}; values after those two mul_(10): {outside}; "
                 f"after one more inside: {a.tolist()}; weight of a Linear built in the mode (error, values kept): "
                 f"{weight}, 10 times the old values at the end: {scaled}; (error, values changed) of the writes: "
-                f"{writes}; of the others: {others}; of mul_(10) on other inference tensors: {made}")
+                f"{writes}; of the others: {others}; of mul_(10) on other inference tensors: {made}; of the edits on "
+                f"a Linear's weight built in the mode: {on_weight}")
 
 
 @fact("inference-tensor-apply-map-outside-no-error", {

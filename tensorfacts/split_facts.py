@@ -44,7 +44,8 @@ def _inference_leaf() -> torch.Tensor:
         return torch.arange(12.0).reshape(3, 4).requires_grad_()
 
 
-#: Sources of 3×4 that require grad, each with the words of the error an edit of a split output raises on it.
+#: Sources of 3×4 that require grad, each with the words of the error an edit of a split output raises on it (on the
+#: inference tensor, after writing).
 _SOURCES: dict[str, tuple[Callable[[], torch.Tensor], str]] = {
     "non-leaf": (_non_leaf, REFUSAL), "leaf": (lambda: torch.arange(12.0).reshape(3, 4).requires_grad_(), REFUSAL),
     "Parameter": (lambda: torch.nn.Parameter(torch.arange(12.0).reshape(3, 4)), REFUSAL),
@@ -63,8 +64,9 @@ _SOURCES: dict[str, tuple[Callable[[], torch.Tensor], str]] = {
           "add_(1), mul_(2), zero_() and copy_(torch.ones_like(v)) raise on each output of those four calls and of "
           "unbind(1), a[:1].unbind(), split(2, 1), split(3), split_with_sizes([1, 3], 1), split_with_sizes([3]), "
           "chunk(2, 1) and chunk(1), whether they return several views or one, made of a non-leaf, a leaf, a "
-          "Parameter and a [:, ::2] view of a non-leaf (the same error) and of an inference tensor that requires "
-          "grad (\"Inplace update to inference tensor outside InferenceMode\"); each output of "
+          "Parameter and a [:, ::2] view of a non-leaf (the same error, the source left as it was) and of an inference "
+          "tensor that requires grad (\"Inplace update to inference tensor outside InferenceMode\", after the source's "
+          "values changed); each output of "
           "the last three has a SliceBackward0 of its own, and fill_ runs and changes the non-leaf in each of the "
           "grad-mode settings above.",
     "zh_CN": "在梯度模式下，对新建的、需要梯度的 3×4 非叶子张量分别调用 unbind()、split(1)、split_with_sizes([1, 2])、"
@@ -76,9 +78,9 @@ _SOURCES: dict[str, tuple[Callable[[], torch.Tensor], str]] = {
              "a[:1].unbind()、split(2, 1)、split(3)、split_with_sizes([1, 3], 1)、split_with_sizes([3])、"
              "chunk(2, 1) 和 chunk(1) 的每个输出执行 fill_(-1)、add_(1)、mul_(2)、zero_() 和 "
              "copy_(torch.ones_like(v))，不论调用返回多个视图还是一个，都会报错：源张量是非叶子张量、叶子张量、"
-             "Parameter 或非叶子张量的 [:, ::2] 视图时报同样的错，是需要梯度的推理张量时报“Inplace update to "
-             "inference tensor outside InferenceMode”；后三个函数的每个输出各有自己的 "
-             "SliceBackward0，在上述每种梯度模式设置下 fill_ 都照常执行，非叶子张量随之改变。",
+             "Parameter 或非叶子张量的 [:, ::2] 视图时报同样的错，源张量保持原样；是需要梯度的推理张量时报“Inplace "
+             "update to inference tensor outside InferenceMode”，而报错时源张量的值已经变了；后三个函数的每个输出"
+             "各有自己的 SliceBackward0，在上述每种梯度模式设置下 fill_ 都照常执行，非叶子张量随之改变。",
 })
 def _multi_view_outputs_share_one_node() -> Fact:
     """The views one call of unbind/split/split_with_sizes/chunk returns hang on one autograd node, and an in-place
@@ -106,7 +108,8 @@ def _multi_view_outputs_share_one_node() -> Fact:
     edits = all(filled[name] == ["refused" if name in _ONE_NODE else "runs"] for name in _SPLITS)
     modes = all(set(map(str, turned_on[name].values())) == {str(
         REFUSED_OUTSIDE if name in _ONE_NODE else dict.fromkeys(REFUSED_OUTSIDE, "runs"))} for name in _SPLITS)
-    refused = {key: seen for key, seen in more.items() if seen != ["refused"]}
+    refused = {key: seen for key, seen in more.items()
+               if seen != ["refused after writing" if key[0] == "inference tensor" else "refused"]}
     return Fact(one_node == _ONE_NODE and own <= distinct and slices and edits and modes and not refused,
                 f"one grad_fn for all outputs: {sorted(one_node)}; a grad_fn per output: {sorted(distinct)}; "
                 f"nodes: {nodes}; fill_ on each output: {filled}; with enable_grad() inside a mode: {turned_on}; "
@@ -116,7 +119,8 @@ def _multi_view_outputs_share_one_node() -> Fact:
 def _edit_each(split: Callable[[torch.Tensor], tuple[torch.Tensor, ...]], edit: Callable[[torch.Tensor], object],
                make: Callable[[], torch.Tensor] = _non_leaf, refusal: str = REFUSAL) -> list[str]:
     """``edit`` on each output of ``split`` of a fresh ``make()``, one output at a time: the outcomes, each once
-    ("refused": an error naming ``refusal``; "runs": the source's values changed; "no change"; another error)."""
+    ("refused": an error naming ``refusal``, the source's values unchanged, "refused after writing" if changed;
+    "runs": no error, the source's values changed; "no change"; another error)."""
     outcomes = set()
     for i in range(len(split(make()))):
         source = make()
@@ -124,7 +128,8 @@ def _edit_each(split: Callable[[torch.Tensor], tuple[torch.Tensor, ...]], edit: 
         try:
             edit(split(source)[i])
         except RuntimeError as exc:
-            outcomes.add("refused" if refusal in str(exc) else str(exc).splitlines()[0])
+            written = " after writing" if not torch.equal(before, source.detach()) else ""
+            outcomes.add(f"refused{written}" if refusal in str(exc) else str(exc).splitlines()[0])
             continue
         outcomes.add("no change" if torch.equal(before, source.detach()) else "runs")
     return sorted(outcomes)

@@ -416,8 +416,9 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         # "a view of a normal tensor by indexing, view(shape), t() or another view operation is not, nor is its
         # .data; its view(dtype) is one"
         "inference-mode-views-of-normal-tensor",
-        # "An inference tensor that requires grad ... refuses mul_ with grad mode on, outside the mode, before writing,
-        # as a leaf; under torch.no_grad() its mul_ raises after writing"
+        # "An inference tensor that requires grad ... with grad mode on, outside the mode, refuses some of these edits
+        # before writing (mul_(10) ...), while others write, then raise (zero_() ...); under torch.no_grad() each of
+        # them raises after writing"
         "inference-tensor-inplace-outside-raises-yet-writes",
         "inference-tensor-has-no-version-counter",  # "Its a.detach() and a.data ... inference tensors ... a counter"
         # "An in-place call on them ... runs without an error ...; a write through one of their views ... raises after

@@ -21,7 +21,8 @@ copies and what it shares: ``functional_call`` uses the tensors of its dict as t
 module's own for what the dict leaves out (a tensor of the module that the dict replaces is left
 alone, except in a layer that sits in the module twice, whose weight the page tries: a call that runs gives the
 layer its own weight back only with ``tie_weights=False`` and a dict that holds one of its two names, and
-leaves a dict that holds both names with the layer's own weight under the name it lists last; a gradient or a buffer update lands where the tensor is: in the dict if the dict holds it, in
+leaves a dict that holds both names with the layer's own weight under the name it lists last and, under the first, the
+tensor passed under the last; a gradient or an in-place buffer update lands where the tensor is: in the dict if the dict holds it, in
 the module if not; by default, a weight tied to one in the dict takes the dict's tensor too),
 ``torch.func.grad`` needs no ``requires_grad``, and ``vmap``, as the innermost transform, refuses ``.data`` of a batched tensor and each call
 the page tries that would turn a batched tensor into Python numbers or an array, or hand out its memory. It
@@ -584,7 +585,8 @@ else:
 # refuses a dict that holds only one name; ``tie_weights=True`` refuses two different tensors for the two
 # names.) A dict that holds both names changes too: at the end of the call ``functional_call`` writes
 # what it swaps out of the module back into the dict you passed, and of the two names, the one the
-# dict lists last then holds the layer's own parameter.
+# dict lists last then holds the layer's own parameter, and the one it lists first the tensor that was passed
+# under the other name (the tensor passed under the first name is now the layer's weight).
 
 torch.manual_seed(0)
 tied = torch.nn.Sequential(torch.nn.Linear(3, 3, bias=False), torch.nn.Linear(3, 3, bias=False))
@@ -689,10 +691,12 @@ for twice_keys in (("0.weight",), ("1.weight",), ("0.weight", "1.weight"), ("1.w
                         "with tie_weights=False and one name, else it keeps the dict's tensor for the name it lists first")
                     assert list(twice_dict) == list(twice_keys) and (
                         all(twice_dict[twice_name] is twice_t for twice_name, twice_t in twice_given.items()) if one_name
-                        else twice_refusal or twice_dict[twice_keys[-1]] is twice_own), (
+                        else twice_refusal or twice_dict[twice_keys[-1]] is twice_own
+                        and twice_dict[twice_keys[0]] is twice_given[twice_keys[-1]]), (
                         f"dict keys {twice_keys}, one tensor under both names: {twice_same}, strict={twice_strict}, "
                         f"tie_weights={twice_tie}, grad enabled={twice_grad}: a dict with one name keeps its tensor, "
-                        "and after the call a dict with both names holds the layer's own parameter under the name it lists last")
+                        "and after the call a dict with both names holds the layer's own parameter under the name it lists "
+                        "last, and under the first the tensor passed under the last")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -752,7 +756,7 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # parameter or buffer the dict leaves out is the module's, and its gradient or update lands there; by
 # default, a weight tied to one in the dict takes the dict's tensor). At the end of the call it writes what it swapped
 # out back into the dict: for a dict that holds both names of a layer that sits in the model twice, the name it lists
-# last then holds the layer's own parameter.
+# last then holds the layer's own parameter, and the name it lists first the tensor passed under the last.
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. With ``vmap`` as the
 # innermost transform, ``.data`` of a batched tensor raises, and so do the calls that turn a batched tensor into Python numbers or an array
 # (``item()``, ``tolist()``, ``numpy()``, ``np.asarray``) or hand out its memory (``data_ptr()``,

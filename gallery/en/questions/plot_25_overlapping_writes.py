@@ -19,17 +19,20 @@ Shifting a non-empty contiguous dense CPU tensor (layout ``torch.strided``, not 
 operation: some elements of the input tensor and the written-to tensor refer to a single memory
 location. Please clone() the tensor before performing the operation.`` A jagged nested tensor (layout ``torch.jagged``)
 and an mkldnn tensor (``to_mkldnn()``), whose ``t[:-1]`` torch refuses, stop with another error. A leaf that requires
-grad (such as a ``Parameter``), or a view of one taken in grad mode by slicing, indexing or ``view()``, gets another
+grad and is not an inference tensor (such as a ``Parameter`` made outside ``torch.inference_mode()``), or a view of one
+taken in grad mode by slicing, indexing or ``view()``, gets another
 error while grad mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place
 operation.`` ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, other
-kinds of view of a tensor that requires grad, a leaf or not, get autograd's error about such views instead (with the
+kinds of view of a tensor that requires grad and is not an inference tensor, a leaf or not, get autograd's error about such views instead (with the
 source cloned too), among them these three: one taken under ``torch.no_grad()`` or ``torch.inference_mode()`` (unless that tensor is a
 view whose ``_base``, an internal attribute of torch naming the tensor whose memory a view uses, does not require
 grad), an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
 ``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. An inference
-tensor (such as one that ``torch.inference_mode()`` creates in new memory) refuses the cloned shift outside that mode,
+tensor (such as one that ``torch.inference_mode()`` creates in new memory, or a ``Parameter`` made inside that mode,
+as in a model built there: a leaf that requires grad) refuses the cloned shift outside that mode,
 even under ``torch.no_grad()``, with ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not
-allowed``, after writing the shifted values; inside the mode the cloned shift works. This page shows why (the
+allowed``, after writing the shifted values; inside the mode the cloned shift works. Such a ``Parameter`` gets the first message above for ``t[1:] = t[:-1]``, with
+grad mode on too. This page shows why (the
 source and the destination share three elements of one storage), runs other writes whose source
 overlaps the destination, some refused and some not, shows the same shift running silently
 with wrong values on every second element of a longer tensor, on a column, on a transpose and along a second
@@ -255,7 +258,8 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # A tensor that requires grad
 # ---------------------------
 #
-# On a leaf that requires grad, here a ``Parameter``, and on a view of such a leaf taken in grad mode,
+# On a leaf that requires grad and is not an inference tensor, here a ``Parameter`` made outside
+# ``torch.inference_mode()``, and on a view of such a leaf taken in grad mode,
 # here a row of a 2-d ``Parameter``, the same shift is refused with another message while grad mode
 # is on; under ``torch.no_grad()`` or ``torch.inference_mode()`` the leaf and a contiguous view of it,
 # such as that row, get the message above, while a view of it that is not contiguous may run with no
@@ -269,12 +273,13 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # above exactly where each side, ``t[1:]`` and ``t[:-1]``, fills one block of memory with no gaps, in
 # any order of its dimensions, so ``transpose(1, 2)`` of a 3-d tensor, which is not contiguous, is
 # refused too. With grad mode on, other kinds of view
-# of a tensor that requires grad get other messages, in which autograd says why it does not allow
+# of a tensor that requires grad and is not an inference tensor get other messages, in which autograd says why it does not allow
 # such a view to be modified in place; among them these three: an output of ``unbind()`` (iterating over a tensor,
 # ``for row in x``, calls it), ``split()``, ``chunk()`` or ``split_with_sizes()``; a view taken under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad (unless that tensor is itself a
 # view whose ``_base`` does not require grad, such as the leaf shown below); and a view that a custom
-# ``autograd.Function`` returns.
+# ``autograd.Function`` returns. A ``Parameter`` made inside ``torch.inference_mode()``, as in a model built there,
+# is an inference tensor: it is a leaf and requires grad, yet its shift gets the message above in all three modes.
 
 
 def shift_in(mode, g):
@@ -319,6 +324,17 @@ def refused_with(mode, make_tensor):
 def parameter():
     return torch.nn.Parameter(torch.arange(5.0))
 
+
+def inference_parameters():
+    with torch.inference_mode():
+        return torch.nn.Parameter(torch.arange(5.0)), torch.nn.Linear(3, 5).weight
+
+
+assert all(made.is_inference() and made.is_leaf and made.requires_grad for made in inference_parameters()) and {
+    refused_with(mode_, lambda index=index: inference_parameters()[index]) for mode_ in modes.values()
+    for index in (0, 1)} == {message}, (
+    "a Parameter made inside inference_mode, as a model's weight built there, is an inference tensor, a leaf that "
+    "requires grad, and its shift gets the message above in all three modes")
 
 contiguous_views = (lambda: parameter()[:], lambda: parameter().view(5), lambda: parameter().unsqueeze(0)[0],
                     lambda: torch.nn.Parameter(torch.zeros(3, 5))[1])
@@ -837,15 +853,18 @@ print("t:", t)
 assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with a cloned source works"
 
 # %%
-# On a leaf that requires grad, and on a view of one taken in grad mode by slicing, indexing or ``view()``,
+# On a leaf that requires grad and is not an inference tensor, and on a view of one taken in grad mode by slicing,
+# indexing or ``view()``,
 # the cloned shift is refused too while grad mode is on, with the leaf's message from above. Under
 # ``torch.no_grad()`` it gives the intended shift; both still require grad, and the ``Parameter`` is still
 # a leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three kinds of
-# view named above, of a leaf or a non-leaf that requires grad (for a view taken under ``torch.no_grad()`` or
+# view named above, of such a leaf or of a non-leaf that requires grad (for a view taken under ``torch.no_grad()`` or
 # ``torch.inference_mode()``, unless that tensor is a view whose ``_base`` does not require grad), refuse the cloned
 # shift too, each with autograd's message. Under ``torch.no_grad()`` it writes the intended values into them as well, but
 # afterwards, with grad mode on, an operation on such a view (``v.sum()``), or even reading its ``grad_fn``, raises:
-# its base or another view of its base has been modified in place. An operation on its base does not.
+# its base or another view of its base has been modified in place. An operation on its base does not. An inference
+# tensor, a ``Parameter`` made inside ``torch.inference_mode()`` among them, refuses the cloned shift outside the mode,
+# with grad mode on and under ``torch.no_grad()``, after writing the shifted values; inside the mode it works.
 
 
 def cloned_shift_in(mode, g):
@@ -932,7 +951,7 @@ def inference_tensors():
     normal = torch.arange(5.0)
     with torch.inference_mode():
         return (torch.arange(5.0), torch.arange(12.0).reshape(4, 3), torch.arange(10.0)[::2], torch.arange(5),
-                normal.view(torch.int32))
+                normal.view(torch.int32), torch.nn.Parameter(torch.arange(5.0)), torch.nn.Linear(3, 5).weight)
 
 
 def cloned_shift_of_inference(mode, it):
@@ -944,8 +963,10 @@ def cloned_shift_of_inference(mode, it):
     return None, it.tolist() == intended
 
 
-assert all(it.is_inference() for it in inference_tensors()), (
-    "all five tensors made for these checks are inference tensors")
+assert all(it.is_inference() for it in inference_tensors()) and all(
+    it.requires_grad and it.is_leaf for it in inference_tensors()[5:]), (
+    "all seven tensors made for these checks are inference tensors; the last two, a Parameter and a model's weight "
+    "made in the mode, are leaves that require grad")
 inference_message = "Inplace update to inference tensor outside InferenceMode is not allowed"
 assert {cloned_shift_of_inference(outside, it) for outside in (torch.enable_grad, torch.no_grad)
         for it in inference_tensors()} == {(inference_message, True)}, (
@@ -985,12 +1006,12 @@ for step, obs in enumerate(observations):
 # on another element of the destination), such as ``t[1:] = t[:-1]`` or ``s.add_(s.t())``, was refused in seven of
 # the forms run here, with the message this page quotes; ``masked_scatter_``, whose overlap is of that kind too, and
 # ``torch.sum`` with ``out=`` set to a row of its own input ran without an error and gave another result than the same write
-# from a cloned source. With grad mode on, the shift of a leaf that requires grad, and of a row of one, was refused
-# too, with the error for an in-place write into a view of a leaf, even with the source cloned. The same shift on
+# from a cloned source. With grad mode on, the shift of a leaf that requires grad and is not an inference tensor, and of a row of one, was
+# refused too, with the error for an in-place write into a view of a leaf, even with the source cloned. The same shift on
 # every second element of a longer tensor, on a column and on a transpose of a 3 x 3 tensor, and along the second
 # dimension of a 2-d tensor, ran without an error and wrote wrong values. Cloning the source,
-# ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for a
-# leaf that requires grad, for views of one, and for the three kinds of view of a tensor that requires grad
+# ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for such a
+# leaf, for views of one, and for the three kinds of view of a tensor that requires grad
 # named above (outputs of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, views taken under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad, unless that tensor is a view whose
 # ``_base`` does not require grad, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under

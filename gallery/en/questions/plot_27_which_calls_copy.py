@@ -321,8 +321,8 @@ assert (column.expand(3, 4).data_ptr(), column.expand(3, 4).stride()) == (
 # ``contiguous()``: the tensor itself, or a copy
 # ----------------------------------------------
 #
-# Called without arguments, so with the default ``memory_format``, ``contiguous()`` returns the very
-# tensor it is called on when that tensor is already contiguous (a new tensor, a row of it, a view of it, the transpose of a single row), and a contiguous copy,
+# On a tensor of the default strided layout that is not nested, called without arguments, so with the default
+# ``memory_format``, ``contiguous()`` returns the very tensor it is called on when that tensor is already contiguous (a new tensor, a row of it, a view of it, the transpose of a single row), and a contiguous copy,
 # in new memory, when it is not: a transpose, a slice with a step, an expanded tensor, a
 # ``channels_last`` image.
 

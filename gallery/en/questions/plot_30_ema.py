@@ -437,8 +437,8 @@ assert torch.allclose(evaluated(probe_inputs), by_hand) and not torch.allclose(b
 # -----------------------------------------------------
 #
 # Without ``torch.no_grad()``, ``lerp_`` is recorded by autograd. On a copy whose parameters still
-# require grad it raises; on a copy whose parameters do not, it runs and turns the EMA's parameter
-# into a non-leaf with a ``grad_fn``, tied to the model's graph. ``requires_grad_(False)`` also
+# require grad it raises; on a copy whose parameters do not, it runs and, wherever the model's parameter
+# requires grad, turns the EMA's parameter into a non-leaf with a ``grad_fn``, tied to the model's graph. ``requires_grad_(False)`` also
 # means that running the EMA model (here in eval mode, as for an evaluation) puts none of its parameters
 # into a graph: for an input that does not require grad, as here, its output does not require grad; for one
 # that does, the output's graph reaches that input alone.

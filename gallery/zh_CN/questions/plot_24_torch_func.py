@@ -16,7 +16,7 @@
           return t.detach() * 2
 
 ``torch.func`` 在你交给它的张量上运行模块或函数。本页检查它复制了什么、共享了什么：``functional_call``
-原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响，但在模块里出现两次的层除外（本页试的是它的权重）：能正常运行的调用，只有在 ``tie_weights=False`` 且字典里只有两个名字之一时，才把层自己的权重换回来；字典里两个名字都有时，这样的调用结束后，字典里排在后面的那个名字下放的是层自己的权重；梯度和缓冲区的更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里；默认情况下，与字典里某个权重共享的权重也用字典里的张量），``torch.func.grad`` 不需要
+原样使用字典里的张量，字典里没有的就用模块自己的（模块中被字典替换的张量不受影响，但在模块里出现两次的层除外（本页试的是它的权重）：能正常运行的调用，只有在 ``tie_weights=False`` 且字典里只有两个名字之一时，才把层自己的权重换回来；字典里两个名字都有时，这样的调用结束后，字典里排在后面的那个名字下放的是层自己的权重，排在前面的那个名字下放的是原先在后一个名字下传入的张量；梯度和缓冲区的原地（in-place）更新落在张量所在的地方：字典里有它就落在字典里，没有就落在模块里；默认情况下，与字典里某个权重共享的权重也用字典里的张量），``torch.func.grad`` 不需要
 ``requires_grad``，而 ``vmap`` 作为最内层的变换时，会拒绝批量张量的 ``.data``，本页试过的调用中，凡是要把批量张量变成 Python 数值或数组，或者要交出它的内存的，也都会被拒绝。最后用一个循环训练字典里的参数。
 """
 
@@ -278,7 +278,7 @@ else:
 # -------------------
 #
 # 下面这些也都报错：``item()``、``tolist()``、``numpy()`` 和 ``np.asarray(t)``，它们要把批量张量变成 Python 数值或数组；``data_ptr()``、
-# ``untyped_storage()``、``__dlpack__()`` 和 ``torch.utils.dlpack.to_dlpack(t)``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和原地（in-place）的 ``add_``
+# ``untyped_storage()``、``__dlpack__()`` 和 ``torch.utils.dlpack.to_dlpack(t)``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和原地的 ``add_``
 # 都能运行（``add_`` 写进了传给 ``vmap`` 的张量）。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是第一行（``batch[0]``）的值，每一行都一样：默认（``chunk_size=None``）时函数对整批只运行一次。``vmap(f, chunk_size=k)``
 # 则每 ``k`` 行为一块，每块运行一次函数，每次读到的是这一块第一行的值：``chunk_size=1`` 时，读到的就是每一行自己的值。``repr()`` 也能运行，显示的是一个 ``BatchedTensor``。
 
@@ -534,7 +534,7 @@ else:
 #
 # 这里第二层的权重就是第一层的权重，和 :ref:`“共享权重”那一页 <questions-tied-weights>` 的情形一样，字典里只有 ``0.weight``。默认情况下（``tie_weights=True``），``1.weight`` 也用字典里的张量，两处使用的梯度都落在字典里，``strict=True`` 也接受这个字典。``tie_weights=False`` 时，``1.weight`` 用的是模块自己的权重，``strict=True`` 会拒绝这个字典。
 #
-# 在模型里出现两次的层，比如 ``torch.nn.Sequential(layer, layer)``，它的权重有两个名字：``0.weight`` 和 ``1.weight``。只有在 ``tie_weights=False`` 且字典里只有其中一个名字时，这一层才会拿回自己的权重。在 torch |torch_version| 上，其余能运行的调用，无论 ``strict`` 取什么值、处于哪种梯度模式（grad mode），结束后 ``layer.weight`` 都是两个名字中字典里排在前面的那个对应的张量，这一层自己的参数不见了。（若 ``tie_weights=False``，``strict=True`` 会拒绝只有一个名字的字典；若 ``tie_weights=True``，两个名字对应两个不同张量的字典会被拒绝。）两个名字都有的字典本身也会变：调用结束时，``functional_call`` 把从模块里换出来的张量写回你传入的字典，于是两个名字中排在后面的那个，对应的成了这一层自己的参数。
+# 在模型里出现两次的层，比如 ``torch.nn.Sequential(layer, layer)``，它的权重有两个名字：``0.weight`` 和 ``1.weight``。只有在 ``tie_weights=False`` 且字典里只有其中一个名字时，这一层才会拿回自己的权重。在 torch |torch_version| 上，其余能运行的调用，无论 ``strict`` 取什么值、处于哪种梯度模式（grad mode），结束后 ``layer.weight`` 都是两个名字中字典里排在前面的那个对应的张量，这一层自己的参数不见了。（若 ``tie_weights=False``，``strict=True`` 会拒绝只有一个名字的字典；若 ``tie_weights=True``，两个名字对应两个不同张量的字典会被拒绝。）两个名字都有的字典本身也会变：调用结束时，``functional_call`` 把从模块里换出来的张量写回你传入的字典，于是两个名字中排在后面的那个，对应的成了这一层自己的参数；排在前面的那个，对应的成了原先在另一个名字下传入的张量（原先在前一个名字下传入的张量现在是这一层的权重）。
 
 torch.manual_seed(0)
 tied = torch.nn.Sequential(torch.nn.Linear(3, 3, bias=False), torch.nn.Linear(3, 3, bias=False))
@@ -639,10 +639,12 @@ for twice_keys in (("0.weight",), ("1.weight",), ("0.weight", "1.weight"), ("1.w
                         "with tie_weights=False and one name, else it keeps the dict's tensor for the name it lists first")
                     assert list(twice_dict) == list(twice_keys) and (
                         all(twice_dict[twice_name] is twice_t for twice_name, twice_t in twice_given.items()) if one_name
-                        else twice_refusal or twice_dict[twice_keys[-1]] is twice_own), (
+                        else twice_refusal or twice_dict[twice_keys[-1]] is twice_own
+                        and twice_dict[twice_keys[0]] is twice_given[twice_keys[-1]]), (
                         f"dict keys {twice_keys}, one tensor under both names: {twice_same}, strict={twice_strict}, "
                         f"tie_weights={twice_tie}, grad enabled={twice_grad}: a dict with one name keeps its tensor, "
-                        "and after the call a dict with both names holds the layer's own parameter under the name it lists last")
+                        "and after the call a dict with both names holds the layer's own parameter under the name it lists "
+                        "last, and under the first the tensor passed under the last")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -694,7 +696,7 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # 小结
 # ----
 #
-# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的（在模型里出现两次的层不会换回，除非 ``tie_weights=False`` 且字典里只有它的一个名字）：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里；默认情况下，与字典里某个权重共享的权重用的是字典里的张量）。调用结束时，它把换出来的张量写回字典：对于在模型里出现两次的层，字典里两个名字都有时，排在后面的那个名字随后对应的是这一层自己的参数。``torch.func.grad``
+# ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的（在模型里出现两次的层不会换回，除非 ``tie_weights=False`` 且字典里只有它的一个名字）：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里；默认情况下，与字典里某个权重共享的权重用的是字典里的张量）。调用结束时，它把换出来的张量写回字典：对于在模型里出现两次的层，字典里两个名字都有时，排在后面的那个名字随后对应的是这一层自己的参数，排在前面的那个名字对应的是原先在后一个名字下传入的张量。``torch.func.grad``
 # 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。``vmap`` 是最内层的变换时，批量张量的 ``.data`` 会报错，把批量张量变成
 # Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
 # 和 ``repr()`` 都能运行。在 ``vmap(grad(f))`` 里，``f`` 中的 ``.data`` 能运行，得到每一行的值，而 ``item()`` 仍会报错。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。

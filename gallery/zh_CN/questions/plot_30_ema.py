@@ -413,7 +413,7 @@ assert torch.allclose(evaluated(probe_inputs), by_hand) and not torch.allclose(b
 # 为什么要 ``torch.no_grad()`` 和 ``requires_grad_(False)``
 # ---------------------------------------------------------
 #
-# 不在 ``torch.no_grad()`` 下，自动求导会记录 ``lerp_``。副本的参数仍需要梯度时，它抛出错误；副本的参数不需要梯度时，它能运行，却把
+# 不在 ``torch.no_grad()`` 下，自动求导会记录 ``lerp_``。副本的参数仍需要梯度时，它抛出错误；副本的参数不需要梯度时，它能运行，但只要模型的那个参数需要梯度，就会把
 # EMA 的参数变成带 ``grad_fn`` 的非叶子张量（non-leaf tensor），连到模型的计算图上。有了 ``requires_grad_(False)``，运行 EMA
 # 模型（这里像评估时那样用 eval 模式）也不会把它的参数记进计算图：输入不需要梯度时（如这里），输出也不需要梯度；输入需要梯度时，输出的计算图只通到这个输入。
 
