@@ -309,6 +309,7 @@ import tensorfacts.inference_uncounted_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401
 import tensorfacts.module_copy_facts  # noqa: E402, F401
+import tensorfacts.no_grad_view_edit_facts  # noqa: E402, F401
 import tensorfacts.no_grad_view_facts  # noqa: E402, F401
 import tensorfacts.no_grad_view_operation_facts  # noqa: E402, F401
 import tensorfacts.saved_conj_view_facts  # noqa: E402, F401

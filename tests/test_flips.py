@@ -513,6 +513,7 @@ FACT_FLIPS = {
     "leaf-view-inplace-refused-in-grad-mode": ("in-place edits bypass autograd", "view(dtype) copies"),
     "clone-of-no-grad-view-passes-no-gradient": ("indexing is recorded under no_grad", "clone() shares memory"),
     "copy-of-no-grad-view-passes-no-gradient": ("indexing is recorded under no_grad", "double() always copies"),
+    "no-grad-view-edit-breaks-clone": ("indexing is recorded under no_grad", "in-place edits bypass autograd"),
     "saved-table-uncounted-edits-silent": ("detach copies", ".data shares the version counter"),
     "grad-off-view-refuses-index-write-in-grad-mode": "indexing is recorded under no_grad",
     "default-device-makes-as-tensor-copy": "as_tensor and asarray ignore the default device",

@@ -104,6 +104,45 @@ def off_view_clones() -> dict[str, bool]:
     return departs
 
 
+#: In-place edits made after a view of NOTE_VIEWS is taken: ``a`` or the view times 2 under torch.no_grad(), and one
+#: step of torch.optim.SGD on ``a`` after a backward().
+NOTE_EDITS = ("a under torch.no_grad()", "the view under torch.no_grad()", "a torch.optim.SGD step on a")
+#: The words of the error autograd raises then, whether the view was taken in no_grad or in inference mode.
+EDITED = "its base or another view of its base has been modified inplace"
+
+
+def _raises_edited(read) -> bool:
+    try:
+        read()
+    except RuntimeError as exc:
+        return EDITED in str(exc)
+    return False
+
+
+def edited_view_clones() -> dict[str, bool]:
+    """For each view of NOTE_VIEWS of ``a`` taken in each place of VIEW_PLACES, without and with ``requires_grad_()``
+    called on it right after, then each edit of NOTE_EDITS: whether it departs from the note (cloning the view with
+    grad mode on, reading its ``is_leaf`` and reading its ``grad_fn`` each raise the RuntimeError of EDITED)."""
+    departs = {}
+    for (name, take), (where, places), asked, edit in itertools.product(NOTE_VIEWS.items(), VIEW_PLACES.items(),
+                                                                        (False, True), NOTE_EDITS):
+        a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with contextlib.ExitStack() as stack:
+            for place in places:
+                stack.enter_context(place())
+            u = take(a)
+        if asked:
+            u.requires_grad_()
+        if edit == NOTE_EDITS[2]:
+            (a * a).sum().backward()
+            torch.optim.SGD([a], lr=0.1).step()
+        else:
+            with torch.no_grad():
+                (a if edit == NOTE_EDITS[0] else u).mul_(2)
+        departs[f"{name} in {where}" + (", requires_grad_()" if asked else "") + f", edit of {edit}"] = not (
+            a._version > 0 and _raises_edited(u.clone) and _raises_edited(lambda view=u: view.is_leaf)
+            and _raises_edited(lambda view=u: view.grad_fn))
+    return departs
 
 
 #: The fact behind the notes' sentence on sparse, nested and mkldnn inference tensors (and on strided ones, whose

@@ -114,7 +114,7 @@ def _accepted(make_source, grad_mode: bool = True) -> tuple[list[str], list[str]
     "000-detach-metadata-ops-error", "detach", "copying-detach",
     "In-place `resize_`, `resize_as_`, `set_` or `transpose_` on either of the two tensors "
     "raises an error.",
-    "原地（in-place）操作 `resize_`、`resize_as_`、`set_`、`transpose_` 在两者任意一个上执行都会报错。",
+    "原地操作 `resize_`、`resize_as_`、`set_`、`transpose_` 在两者任意一个上执行都会报错。",
     notes={
         "en": "True when the article was written: up to torch 1.12 these calls on a tensor from `.data` "
               "or `.detach()` raised “… is not allowed on a Tensor created from .data or .detach()”, and "

@@ -19,7 +19,8 @@ of its own.
 # the same address (whether they also share an element is another question:
 # :ref:`questions-memory-overlap`), and different starts do not rule out shared
 # memory (next cell). (A storage of no bytes, such as that of a freshly made empty tensor
-# (``torch.empty(0)``), has no memory to share, so the helper is not meant for one.)
+# (``torch.empty(0)``), has no memory to share, so the helper is not meant for one, nor for a fake tensor, made under
+# the internal ``torch._subclasses.fake_tensor.FakeTensorMode``, even one whose device reads ``cpu``.)
 # The helper compares the two addresses and returns only the answer; the page prints that answer,
 # never an address.
 

@@ -20,10 +20,13 @@ both halves of that promise, and shows edits in either direction staying put.
 # (:ref:`copying-alias` shows aliases whose storages start inside their source's), so where this page
 # prints ``same storage`` ``False`` for a copy of ``a``, a check with ``bytes_apart`` (below) also finds that the
 # copy's storage and ``a``'s share no byte. (A storage of no bytes, such as that of a freshly made empty tensor
-# (``torch.empty(0)``), has no memory to share, so the helper is not meant for one.)
+# (``torch.empty(0)``), has no memory to share, so the helper is not meant for one, nor for a fake tensor, made under
+# the internal ``torch._subclasses.fake_tensor.FakeTensorMode``, even one whose device reads ``cpu``.)
 #
-# ``bytes_apart`` tells whether two tensors' storages do not overlap at all, that is, whether no memory is
-# shared.
+# ``bytes_apart`` tells whether the byte ranges of two tensors' storages in this process do not overlap at all; for
+# memory mapped once, as on this page, that means that no memory is shared (one file mapped twice shares memory at two
+# address ranges apart).
+# :fact:`file-mapped-twice-shares-bytes`
 
 import warnings
 
@@ -354,7 +357,9 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # an inference tensor that requires grad, such as a parameter of a module built under ``torch.inference_mode()``,
 # makes ``torch.asarray(a)`` raise a ``RuntimeError`` outside that mode. ``torch.asarray``
 # copies when told ``copy=True`` (such a tensor too, with no error), but, on this torch, without ``requires_grad=`` the copy follows
-# ``a``: given a tensor that requires grad, it requires grad. For a dense leaf, non-leaf, ``Parameter`` or view of a
+# ``a``: given a tensor that requires grad, it requires grad, so an integer or bool ``dtype=``, whose tensors cannot
+# require grad, makes ``torch.asarray`` raise a ``RuntimeError`` (with or without ``copy=True``) unless
+# ``requires_grad=False`` is passed too, which gives a copy of that dtype. For a dense leaf, non-leaf, ``Parameter`` or view of a
 # leaf made outside ``torch.inference_mode()`` (the sources checked here), with grad mode on (not inside
 # ``torch.inference_mode()``) it stays in the graph, like ``a.clone()``; under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` it is a new leaf that still requires grad (under
@@ -362,7 +367,8 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # With ``requires_grad=False`` as well it is a copy outside the graph, with the same values as
 # ``a.detach().clone()``. Under a
 # default device (set by ``torch.set_default_device`` or ``with torch.device(...)``) of ``"cpu:0"`` or ``meta``,
-# ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a new tensor with ``a``'s shape and dtype, on a device of
+# given a dense CPU tensor ``a`` of float32 (as here), int64, bool or complex64, not a nested, mkldnn or quantized
+# one, ``torch.as_tensor(a)`` and ``torch.asarray(a)`` return a new tensor with ``a``'s shape and dtype, on a device of
 # that type. Under ``"cpu:0"`` it is a copy of ``a``'s values in memory of its own, and its device is ``cpu``, as
 # ``a``'s is: the default device ``torch.device("cpu:0")`` does not equal ``a``'s device ``torch.device("cpu")``, and
 # ``a`` is copied, yet the copy's device is ``cpu``, not ``cpu:0`` (last lines). On ``meta`` it holds no values at
@@ -393,17 +399,21 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # and ``requires_grad=True`` return that view too, but change it as ``view.requires_grad_()`` would (see
 # :ref:`the clone page <copying-clone>`): a clone of it taken afterwards passes it a gradient, which fills its
 # ``.grad``, while without the call its ``.grad`` stays ``None``; ``torch.as_tensor(view)`` leaves it unchanged.
+# Such a view is a leaf only until it or its base is edited in place, even under ``torch.no_grad()`` (a step of
+# ``torch.optim.SGD`` on the base, say): from then on, with grad mode on, reading its ``is_leaf`` or cloning it raises a
+# ``RuntimeError``, whether ``requires_grad_()`` or ``torch.asarray(view, requires_grad=True)`` was called on it or not.
 # A view taken by such an operation of a strided inference tensor that requires grad is a leaf that does not
 # require grad in every grad mode, grad mode on included, outside ``torch.inference_mode()`` or inside it: a slice of a
 # parameter of a module built under ``torch.inference_mode()``, taken while training, is one.
-# ``torch.asarray(view)``, ``requires_grad=view.requires_grad`` and ``requires_grad=False`` return it unchanged, and
-# ``requires_grad=True`` raises the ``RuntimeError`` above.
+# ``torch.asarray(view)``, ``requires_grad=view.requires_grad`` and ``requires_grad=False`` return it unchanged, and,
+# called outside ``torch.inference_mode()``, ``requires_grad=True`` raises the ``RuntimeError`` above (inside it,
+# ``requires_grad=True`` returns the view with its ``requires_grad`` switched on).
 # Given a non-leaf ``y``,
 # ``torch.asarray(y, requires_grad=False)`` leaves ``y`` as it was (its ``requires_grad`` and its ``grad_fn`` kept) and returns a tensor
 # that shares its memory, outside the graph. The other way round, given a floating-point tensor that does not require
 # grad, not an inference tensor, ``torch.asarray(x, requires_grad=True)`` returns ``x`` itself with its
 # ``requires_grad`` switched on in place: it makes no trainable copy.
-# :fact:`asarray-requires-grad-without-copy`
+# :fact:`asarray-requires-grad-without-copy` :fact:`no-grad-view-edit-breaks-clone`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # catches torch's warning (given once per process)
     warnings.simplefilter("always")
@@ -624,6 +634,11 @@ for view_grad_mode, grad_on_inside in ((torch.enable_grad, True), (torch.no_grad
                     "a view taken in any grad mode, grad mode on included, of an inference tensor that requires grad "
                     "is a leaf that does not require grad, and torch.asarray(view), alone or with "
                     "requires_grad=view.requires_grad or requires_grad=False, returns it unchanged")
+                with torch.inference_mode(), grad_mode_asked():
+                    switched_inference_view = torch.asarray(inference_view, requires_grad=True)
+                assert switched_inference_view is inference_view and inference_view.requires_grad, (
+                    "inside inference_mode, torch.asarray(view, requires_grad=True) returns that view of an inference "
+                    "tensor with its requires_grad switched on")
 off_view_calls = {  # a call on a view taken with grad mode off, and whether its clone then passes it a gradient
     "torch.asarray(view)": (lambda v: torch.asarray(v), True),
     "requires_grad=view.requires_grad": (lambda v: torch.asarray(v, requires_grad=v.requires_grad), True),
@@ -666,6 +681,29 @@ for make_plain in sources_without_grad.values():
             assert switched_on is plain and plain.requires_grad and type(plain) is type(make_plain(plain_dtype)), (
                 "torch.asarray(x, requires_grad=True) of a tensor that does not require grad returns x itself, "
                 "its requires_grad switched on in place")
+whole_dtypes = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.uint16, torch.uint32, torch.uint64,
+                torch.bool)
+whole_sources = (*sources_that_require_grad.values(),
+                 *(lambda inference_kept=inference_kept: inference_kept for inference_kept in inference_sources))
+for make_source in whole_sources:
+    for grad_mode_made in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+        for whole_dtype in whole_dtypes:
+            for copy_asked in ({}, {"copy": True}):
+                whole_source = make_source()
+                with grad_mode_made(), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        torch.asarray(whole_source, dtype=whole_dtype, **copy_asked)
+                    except RuntimeError as whole_error:
+                        assert "Only Tensors of floating point and complex dtype can require gradients" in str(
+                            whole_error), "the error says only floating-point and complex tensors can require grad"
+                    else:
+                        raise AssertionError("given a tensor that requires grad, torch.asarray with an integer or bool "
+                                             "dtype=, with or without copy=True, raises")
+                    whole_copy = torch.asarray(whole_source, dtype=whole_dtype, requires_grad=False, **copy_asked)
+                assert whole_copy.dtype == whole_dtype and not whole_copy.requires_grad and bytes_apart(
+                    whole_source, whole_copy), (
+                    "with requires_grad=False as well, torch.asarray gives a copy of that integer or bool dtype")
 # sphinx_gallery_end_ignore
 
 

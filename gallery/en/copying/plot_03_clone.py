@@ -18,8 +18,9 @@ does not exist: a loss computed from the clone sends its gradient back to ``a``.
 # --------------------------
 #
 # ``same_storage`` compares where two storages start.
-# ``bytes_apart`` tells whether their bytes do not overlap at all, that is, whether no memory is
-# shared, which different starts alone do not show.
+# ``bytes_apart`` tells whether their byte ranges in this process do not overlap at all, which different starts
+# alone do not show; for memory mapped once, as on this page, that means that no memory is shared (one file mapped
+# twice shares memory at two address ranges apart). :fact:`file-mapped-twice-shares-bytes`
 # Different starts do not by themselves rule out
 # shared memory (:ref:`copying-alias` shows aliases whose storages start inside their source's), so where
 # this page prints ``same storage`` ``False`` for the clone, a hidden check also finds that the clone's
@@ -613,8 +614,8 @@ assert same_storage(a_old, d), "d must still share memory with the old tensor"
 # sphinx_gallery_end_ignore
 
 # %%
-# An in-place edit of the old tensor is the real test. It reaches ``d``, which
-# shares the memory, and not ``c``, which has its own.
+# For a strided tensor such as this one, an in-place edit of the old tensor that changes every element, as
+# ``mul_(10)`` does here, is the real test. It reaches ``d``, which shares the memory, and not ``c``, which has its own.
 
 with torch.no_grad():
     a_old.mul_(10)
@@ -657,11 +658,19 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # ``torch.inference_mode()``: a slice of a parameter of a module built there, taken while training, say), ``backward()``,
 # and ``backward(inputs=...)`` naming the base or that view, raise nothing; ``torch.autograd.grad`` asked for the
 # base, or for that view when it gets no gradient, raises a ``RuntimeError`` saying it appears to not have been
-# used in the graph (with ``allow_unused=True`` it returns ``None`` for it). The clone of a view of an inference tensor
+# used in the graph (with ``allow_unused=True`` it returns ``None`` for it). Of a leaf or a non-leaf, such a view keeps
+# all this only until it or its base is edited in place, even under ``torch.no_grad()`` or inside
+# ``torch.inference_mode()`` (a step of ``torch.optim.SGD`` on the base, say): from then on, with grad mode on, the
+# view's clone, the clone of a view of it taken before the edit, and a read of its ``is_leaf`` or ``grad_fn`` raise a
+# ``RuntimeError`` saying that its base or another view of its base has been modified inplace, whether
+# ``requires_grad_()`` was called on the view or not (under ``torch.no_grad()`` it still clones). The clone of a view of an inference tensor
 # that requires grad, taken in one of these ways or with grad mode on, or of a view of it, has no ``grad_fn``, unlike
 # the clone of the inference tensor itself: ``backward()``, with or without ``inputs=`` naming the base or the
 # view, and ``torch.autograd.grad`` asked for either, even with ``allow_unused=True``, raise a ``RuntimeError``
 # saying that it does not require grad and does not have a grad_fn. Rebinding a name
-# proves nothing about memory; an in-place edit does. When you want a copy that
+# proves nothing about memory; for a strided tensor, an in-place edit that changes every element does, as above. Not
+# for a sparse COO tensor: its ``mul_``, ``add_``, ``zero_`` or ``copy_`` gives the edited tensor new memory for its
+# values, so ``a.detach()``, which shared them, misses the edit. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
 # :fact:`inference-leaf-clone-in-graph` :fact:`clone-of-no-grad-view-passes-no-gradient`
+# :fact:`no-grad-view-edit-breaks-clone` :fact:`detach-sparse-coo-edit-not-shared`

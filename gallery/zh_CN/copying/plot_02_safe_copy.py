@@ -11,9 +11,10 @@
 # 全页用到的辅助函数
 # ------------------
 #
-# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个张量的存储都有字节时，存储起始地址相同，就说明它们共享内存（至于它们是否还有共同的元素，是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`）。起始地址不同，本身并不能排除共享内存（:ref:`“b = a 与 b = a.data”那一页 <copying-alias>` 上就有存储起始于源张量存储之内的别名），所以本页凡是对 ``a`` 的副本打印出 ``same storage`` ``False`` 的地方，都另有一条检查用下面的 ``bytes_apart`` 确认副本的存储与 ``a`` 的存储没有共同的字节。没有字节的存储（比如新建的空张量 ``torch.empty(0)`` 的存储）没有内存可共享，所以下面的辅助函数不适用于它。
+# 在有真实内存的设备上（不包括 ``meta``：那里每块存储的起始地址都是 0），两个张量的存储都有字节时，存储起始地址相同，就说明它们共享内存（至于它们是否还有共同的元素，是另一个问题，见 :ref:`“两个张量是否共享内存”那一页 <questions-memory-overlap>`）。起始地址不同，本身并不能排除共享内存（:ref:`“b = a 与 b = a.data”那一页 <copying-alias>` 上就有存储起始于源张量存储之内的别名），所以本页凡是对 ``a`` 的副本打印出 ``same storage`` ``False`` 的地方，都另有一条检查用下面的 ``bytes_apart`` 确认副本的存储与 ``a`` 的存储没有共同的字节。没有字节的存储（比如新建的空张量 ``torch.empty(0)`` 的存储）没有内存可共享，所以下面的辅助函数不适用于它，也不适用于在内部类 ``torch._subclasses.fake_tensor.FakeTensorMode`` 下创建的伪张量（fake tensor），即使它的设备显示为 ``cpu``。
 #
-# ``bytes_apart`` 判断两个张量的存储的字节范围是否互不重叠，即是否完全不共享内存。
+# ``bytes_apart`` 判断两个张量的存储在本进程中的字节范围是否互不重叠；对只映射一次的内存（本页都是这样），这就是说完全不共享内存（同一个文件映射两次，两段地址范围互不重叠，内存却是共享的）。
+# :fact:`file-mapped-twice-shares-bytes`
 
 import warnings
 
@@ -330,14 +331,14 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # ``torch.as_tensor`` 和 ``torch.asarray``：“转成张量”，而不是“复制”
 # ------------------------------------------------------------------
 #
-# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外会让 ``torch.asarray(a)`` 抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制（这样的张量也一样，不报错）；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度。这里检查的源张量是在 ``torch.inference_mode()`` 之外创建的稠密叶子张量、非叶子张量、``Parameter`` 和叶子张量的视图（view）；对它们，梯度模式开着时（不在 ``torch.inference_mode()`` 里），副本留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的就是计算图之外的副本，数值与 ``a.detach().clone()`` 相同。默认设备（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置）是 ``"cpu:0"`` 或 ``meta`` 时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回一个新张量，形状和 dtype 与 ``a`` 相同，设备类型与默认设备相同。在 ``"cpu:0"`` 下，它是 ``a`` 的值的副本，有自己的内存，设备是 ``cpu``，与 ``a`` 的相同：默认设备 ``torch.device("cpu:0")`` 不等于 ``a`` 的设备 ``torch.device("cpu")``，``a`` 被复制了，但最后几行显示，副本的设备是 ``cpu``，不是 ``cpu:0``。在 ``meta`` 上，它不存任何值。在 ``"cpu"`` 下，``a`` 原样返回；在 ``torch.device("meta")`` 下，``meta`` 上的张量 ``on_meta`` 也原样返回；``on_meta`` 没有可复制的数据，在 ``"cpu"`` 或 ``"cpu:0"`` 下，这两个函数会抛出 ``NotImplementedError``。
+# 传入的已经是张量、又没有设置默认设备时，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回的就是这个张量本身，计算图也原样带着：它们是给“接受列表、数组或张量，最后要得到一个张量”的代码用的。但需要梯度的推理张量（inference tensor），比如在 ``torch.inference_mode()`` 下构建的模块的参数，在该模式之外会让 ``torch.asarray(a)`` 抛出 ``RuntimeError``。``torch.asarray`` 在指定 ``copy=True`` 时会复制（这样的张量也一样，不报错）；但在 torch |torch_version| 上，不指定 ``requires_grad=`` 时副本随 ``a``：给定需要梯度的张量，副本也需要梯度，所以指定整数或 bool 的 ``dtype=`` 时（这种张量不能需要梯度），不论带不带 ``copy=True``，``torch.asarray`` 都会抛出 ``RuntimeError``，除非同时传入 ``requires_grad=False``，那样得到的是该 dtype 的副本。这里检查的源张量是在 ``torch.inference_mode()`` 之外创建的稠密叶子张量、非叶子张量、``Parameter`` 和叶子张量的视图（view）；对它们，梯度模式开着时（不在 ``torch.inference_mode()`` 里），副本留在计算图里，和 ``a.clone()`` 一样；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，它是一个仍需要梯度的新叶子张量，在 ``torch.inference_mode()`` 下还是推理张量，而 ``a.clone()`` 得到的张量不需要梯度。再加上 ``requires_grad=False``，得到的就是计算图之外的副本，数值与 ``a.detach().clone()`` 相同。默认设备（用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 设置）是 ``"cpu:0"`` 或 ``meta`` 时，对像本页这样的稠密 CPU 张量 ``a``，只要它是 float32、int64、bool 或 complex64，且不是嵌套、mkldnn 或量化张量，``torch.as_tensor(a)`` 和 ``torch.asarray(a)`` 返回一个新张量，形状和 dtype 与 ``a`` 相同，设备类型与默认设备相同。在 ``"cpu:0"`` 下，它是 ``a`` 的值的副本，有自己的内存，设备是 ``cpu``，与 ``a`` 的相同：默认设备 ``torch.device("cpu:0")`` 不等于 ``a`` 的设备 ``torch.device("cpu")``，``a`` 被复制了，但最后几行显示，副本的设备是 ``cpu``，不是 ``cpu:0``。在 ``meta`` 上，它不存任何值。在 ``"cpu"`` 下，``a`` 原样返回；在 ``torch.device("meta")`` 下，``meta`` 上的张量 ``on_meta`` 也原样返回；``on_meta`` 没有可复制的数据，在 ``"cpu"`` 或 ``"cpu:0"`` 下，这两个函数会抛出 ``NotImplementedError``。
 # :fact:`default-device-makes-as-tensor-copy`
 #
 # 给定需要梯度的张量、又不指定 ``requires_grad=`` 时，不论带不带 ``copy=True``，``torch.asarray`` 都会就 ``requires_grad=`` 默认值的改变发出警告（``UserWarning``，下面的代码捕获它，但不打印），但每个进程只在第一次这样调用时发出（调用过 ``torch.set_warn_always(True)`` 之后则每次都发）；传入 ``requires_grad=`` 的调用（带不带 ``copy=True`` 都一样）和 ``torch.as_tensor`` 都不会发出警告。
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外，这两种调用都与 ``torch.asarray(a)`` 一样抛出 ``RuntimeError``。``requires_grad=False`` 同样能消除警告，但给定自身需要梯度的叶子张量时（比如用 ``requires_grad=True`` 建的张量，或 ``Parameter``），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）对需要梯度的张量取的视图，只要这个张量不是推理张量，本身也不是视图（用 ``requires_grad_()`` 变成叶子张量的视图仍算视图），而取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算，它们得到的张量不需要梯度），也是叶子张量，但它需要梯度，是因为它的基张量（base tensor）需要梯度：``torch.asarray(view, requires_grad=False)`` 原样返回这个视图本身，它仍需要梯度。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=True`` 返回的也是这个视图本身，却像 ``view.requires_grad_()`` 一样改动了它（见 :ref:`“clone()”那一页 <copying-clone>`）：之后对它取的副本会把梯度传给它，写进它的 ``.grad``，而不做这个调用时，它的 ``.grad`` 一直是 ``None``；``torch.as_tensor(view)`` 则不改动它。用这样的运算对需要梯度的 strided 推理张量取的视图，不论在哪种梯度模式下取（梯度模式开着时也一样），也不论在 ``torch.inference_mode()`` 之外还是之内，都是不需要梯度的叶子张量：训练时对在 ``torch.inference_mode()`` 下构建的模块的参数取的切片就是这样的视图。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=False`` 都原样返回它，``requires_grad=True`` 则抛出上面那个 ``RuntimeError``。给定非叶子张量 ``y`` 时，``torch.asarray(y, requires_grad=False)`` 让 ``y`` 保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
-# :fact:`asarray-requires-grad-without-copy`
+# 不带 ``copy=True`` 时，要消除这条警告，就传入 ``requires_grad=a.requires_grad``：给定张量 ``a``，它返回 ``a`` 本身，``a`` 的 ``requires_grad``、``grad_fn`` 和类型都不变（``Parameter`` 仍是 ``Parameter``）；对需要梯度的张量，``requires_grad=True`` 也一样。对需要梯度的推理张量，在 ``torch.inference_mode()`` 之外，这两种调用都与 ``torch.asarray(a)`` 一样抛出 ``RuntimeError``。``requires_grad=False`` 同样能消除警告，但给定自身需要梯度的叶子张量时（比如用 ``requires_grad=True`` 建的张量，或 ``Parameter``），它会改动这个叶子张量：``torch.asarray(a, requires_grad=False)`` 返回 ``a`` 本身，并原地关掉它的 ``requires_grad``。梯度模式关闭时（在 ``torch.no_grad()``、``torch.inference_mode()`` 或 ``torch.set_grad_enabled(False)`` 下）对需要梯度的张量取的视图，只要这个张量不是推理张量，本身也不是视图（用 ``requires_grad_()`` 变成叶子张量的视图仍算视图），而取视图的运算在梯度模式下会被自动求导记录（``detach()``、``view(dtype)``、稀疏张量的 ``indices()`` 等运算不算，它们得到的张量不需要梯度），也是叶子张量，但它需要梯度，是因为它的基张量（base tensor）需要梯度：``torch.asarray(view, requires_grad=False)`` 原样返回这个视图本身，它仍需要梯度。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=True`` 返回的也是这个视图本身，却像 ``view.requires_grad_()`` 一样改动了它（见 :ref:`“clone()”那一页 <copying-clone>`）：之后对它取的副本会把梯度传给它，写进它的 ``.grad``，而不做这个调用时，它的 ``.grad`` 一直是 ``None``；``torch.as_tensor(view)`` 则不改动它。这样的视图只在它和它的基张量都没有被原地修改之前才是叶子张量：一旦其中之一被原地修改，即使是在 ``torch.no_grad()`` 下（比如对基张量执行一步 ``torch.optim.SGD``），此后在梯度模式下读取它的 ``is_leaf`` 或对它取副本，都会抛出 ``RuntimeError``，不论之前有没有对它调用 ``requires_grad_()`` 或 ``torch.asarray(view, requires_grad=True)``。用这样的运算对需要梯度的 strided 推理张量取的视图，不论在哪种梯度模式下取（梯度模式开着时也一样），也不论在 ``torch.inference_mode()`` 之外还是之内，都是不需要梯度的叶子张量：训练时对在 ``torch.inference_mode()`` 下构建的模块的参数取的切片就是这样的视图。``torch.asarray(view)``、``requires_grad=view.requires_grad`` 和 ``requires_grad=False`` 都原样返回它；在 ``torch.inference_mode()`` 之外调用时，``requires_grad=True`` 抛出上面那个 ``RuntimeError``，在该模式里调用时则返回这个视图，并打开它的 ``requires_grad``。给定非叶子张量 ``y`` 时，``torch.asarray(y, requires_grad=False)`` 让 ``y`` 保持原样（``requires_grad`` 和 ``grad_fn`` 都不变），返回的是一个与之共享内存、脱离计算图的张量。反过来，给定不需要梯度的浮点张量（推理张量除外），``torch.asarray(x, requires_grad=True)`` 返回 ``x`` 本身，并原地打开它的 ``requires_grad``：它不会做出可训练的副本。
+# :fact:`asarray-requires-grad-without-copy` :fact:`no-grad-view-edit-breaks-clone`
 
 with warnings.catch_warnings(record=True) as asarray_caught:  # 捕获 torch 的那条警告（每个进程只发一次）
     warnings.simplefilter("always")
@@ -558,6 +559,11 @@ for view_grad_mode, grad_on_inside in ((torch.enable_grad, True), (torch.no_grad
                     "a view taken in any grad mode, grad mode on included, of an inference tensor that requires grad "
                     "is a leaf that does not require grad, and torch.asarray(view), alone or with "
                     "requires_grad=view.requires_grad or requires_grad=False, returns it unchanged")
+                with torch.inference_mode(), grad_mode_asked():
+                    switched_inference_view = torch.asarray(inference_view, requires_grad=True)
+                assert switched_inference_view is inference_view and inference_view.requires_grad, (
+                    "inside inference_mode, torch.asarray(view, requires_grad=True) returns that view of an inference "
+                    "tensor with its requires_grad switched on")
 off_view_calls = {  # 对梯度模式关闭时取的视图的调用，以及此后它的副本是否把梯度传给它
     "torch.asarray(view)": (lambda v: torch.asarray(v), True),
     "requires_grad=view.requires_grad": (lambda v: torch.asarray(v, requires_grad=v.requires_grad), True),
@@ -600,6 +606,29 @@ for make_plain in sources_without_grad.values():
             assert switched_on is plain and plain.requires_grad and type(plain) is type(make_plain(plain_dtype)), (
                 "torch.asarray(x, requires_grad=True) of a tensor that does not require grad returns x itself, "
                 "its requires_grad switched on in place")
+whole_dtypes = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.uint16, torch.uint32, torch.uint64,
+                torch.bool)
+whole_sources = (*sources_that_require_grad.values(),
+                 *(lambda inference_kept=inference_kept: inference_kept for inference_kept in inference_sources))
+for make_source in whole_sources:
+    for grad_mode_made in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+        for whole_dtype in whole_dtypes:
+            for copy_asked in ({}, {"copy": True}):
+                whole_source = make_source()
+                with grad_mode_made(), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        torch.asarray(whole_source, dtype=whole_dtype, **copy_asked)
+                    except RuntimeError as whole_error:
+                        assert "Only Tensors of floating point and complex dtype can require gradients" in str(
+                            whole_error), "the error says only floating-point and complex tensors can require grad"
+                    else:
+                        raise AssertionError("given a tensor that requires grad, torch.asarray with an integer or bool "
+                                             "dtype=, with or without copy=True, raises")
+                    whole_copy = torch.asarray(whole_source, dtype=whole_dtype, requires_grad=False, **copy_asked)
+                assert whole_copy.dtype == whole_dtype and not whole_copy.requires_grad and bytes_apart(
+                    whole_source, whole_copy), (
+                    "with requires_grad=False as well, torch.asarray gives a copy of that integer or bool dtype")
 # sphinx_gallery_end_ignore
 
 
