@@ -111,7 +111,9 @@ DECISIONS: tuple[Advice, ...] = (
                 "requires grad taken with grad mode off (under `torch.no_grad()` or "
                 "`torch.set_grad_enabled(False)`) or inside `torch.inference_mode()`, even with `torch.enable_grad()`, "
                 "or a view of such a view. It still "
-                "requires grad, so its clone has the `CloneBackward0` node too, yet no gradient reaches its base. "
+                "requires grad, so its clone has the `CloneBackward0` node too, yet no gradient reaches its base; "
+                "and once it or its base has been edited in place, even under `torch.no_grad()` as an optimizer "
+                "step does, its clone with grad mode on raises a `RuntimeError` instead. "
                 "That is not a matter of `clone()`: for `v = w[1:]` of a `w` that requires grad, taken under "
                 "`torch.no_grad()`, `torch.set_grad_enabled(False)` or `torch.inference_mode()`, `v * 2`, `v.exp()` "
                 "and `v[[0, 1]]` pass `w` no gradient either. Nor does a gradient reach the view itself, unless "
@@ -131,7 +133,8 @@ DECISIONS: tuple[Advice, ...] = (
                 "例外是梯度模式关闭时（在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下）"
                 "或在 `torch.inference_mode()` 里（即使开了 `torch.enable_grad()`）对需要梯度的张量取的视图（view），"
                 "以及这种视图的视图。它仍然需要梯度，所以副本也带 `CloneBackward0` 节点，"
-                "梯度却到不了取视图的那个张量。"
+                "梯度却到不了取视图的那个张量；一旦它或取视图的那个张量被原地修改过（即使在 `torch.no_grad()` 下，"
+                "就像优化器的一步那样），在梯度模式下取它的副本就会抛出 `RuntimeError`。"
                 "这与 `clone()` 无关：对需要梯度的 `w`，在 `torch.no_grad()`、`torch.set_grad_enabled(False)` 或 "
                 "`torch.inference_mode()` 下取 `v = w[1:]`，`v * 2`、`v.exp()` 和 `v[[0, 1]]` 同样不把梯度传给 "
                 "`w`。梯度也到不了这个视图本身，除非在取它的副本或它的视图之前就对它调用了 "
@@ -144,7 +147,7 @@ DECISIONS: tuple[Advice, ...] = (
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
         facts=("clone-requires-grad-in-grad-mode", "copy-in-graph-passes-gradient", "inference-tensor-requiring-grad",
                "inference-leaf-clone-in-graph", "clone-of-no-grad-view-passes-no-gradient",
-               "no-grad-view-operations-pass-no-gradient"),
+               "no-grad-view-operations-pass-no-gradient", "no-grad-view-edit-breaks-clone"),
     ),
     Advice(
         "need-snapshot",
