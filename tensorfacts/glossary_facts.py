@@ -359,10 +359,10 @@ def _batchnorm_running_statistics() -> Fact:
 
 @fact("autocast-lowers-some-ops", {
     "en": "Under torch.autocast('cpu', dtype=torch.bfloat16) a float32 Linear layer given a float32 input returns "
-          "bfloat16, while a float32 LayerNorm returns the dtype of its input: float32 for that float32 input, "
-          "bfloat16 for the Linear layer's bfloat16 output. Outside the region the Linear layer returns float32.",
+          "bfloat16, while a float32 LayerNorm returns float32 for that float32 input and bfloat16 for the Linear "
+          "layer's bfloat16 output. Outside the region the Linear layer returns float32.",
     "zh_CN": "在 torch.autocast('cpu', dtype=torch.bfloat16) 里，float32 的 Linear 层对 float32 输入返回 bfloat16；"
-             "float32 的 LayerNorm 则返回输入的 dtype：对同一个 float32 输入返回 float32，"
+             "float32 的 LayerNorm 则对同一个 float32 输入返回 float32，"
              "对 Linear 层输出的 bfloat16 张量返回 bfloat16。"
              "离开该区域后 Linear 层返回 float32。",
 })
