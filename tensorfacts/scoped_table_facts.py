@@ -281,6 +281,10 @@ X_SHAPES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "a": lambda a: a, "a[0]": lambda a: a[0], "a.expand(2, 3)": lambda a: a.expand(2, 3)}
 
 
+#: The name of each output saver's run on each x, as :func:`output_savers` names them.
+_OUTPUT_SAVER_RUNS = tuple(f"{code} on x = {shape}" for shape in X_SHAPES for code in OUTPUT_SAVERS)
+
+
 def output_savers(case: Case) -> dict[str, tuple[str, ...]]:
     """What the pack hook of saved-tensor hooks receives, for each output saver on each x: "output" for the
     tensor the call returns, "input" for x (or ``x * 1``), "other" for anything else; every call that saves only
@@ -306,15 +310,13 @@ def output_savers(case: Case) -> dict[str, tuple[str, ...]]:
 @scoped_fact("output-savers-save-output", {
     "en": "Runs torch.exp, torch.sigmoid, torch.tanh, F.relu (also with inplace=True, on x * 1), torch.sqrt, "
           "F.softmax and F.log_softmax (also with dtype=torch.float64) on x = a, a[0] and a.expand(2, 3) under "
-          "saved-tensor hooks: the pack hook receives one tensor, the one the call returns, and never x.",
+          "saved-tensor hooks: when a requires grad, the pack hook receives one tensor, the one the call returns, "
+          "and never x; when it does not (a plain tensor, an inference tensor), the hook receives nothing.",
     "zh_CN": "在保存张量的钩子下，对 x = a、a[0] 和 a.expand(2, 3) 调用 torch.exp、torch.sigmoid、torch.tanh、"
              "F.relu（也用 inplace=True，作用在 x * 1 上）、torch.sqrt、F.softmax 和 F.log_softmax"
-             "（也用 dtype=torch.float64）：打包钩子只收到一个张量，就是调用返回的那个，从来不是 x。",
-}, lambda case: {}, sources=GRAD_SOURCES, narrower={
-    "en": "autograd saves nothing for a tensor that does not require grad, so only the sources that require grad "
-          "have anything to save",
-    "zh_CN": "张量不需要梯度时自动求导什么也不保存，所以只有需要梯度的源张量才有东西可存",
-})
+             "（也用 dtype=torch.float64）：a 需要梯度时，打包钩子只收到一个张量，就是调用返回的那个，从来不是 x；"
+             "a 不需要梯度时（普通张量、推理张量），钩子什么也收不到。",
+}, lambda case: {} if case.source in GRAD_SOURCES else dict.fromkeys(_OUTPUT_SAVER_RUNS, ()))
 def _output_savers(case: Case) -> dict[str, tuple[str, ...]]:
     return output_savers(case)
 
