@@ -378,9 +378,10 @@ def _autocast_lowers_some_ops() -> Fact:
 
 
 @fact("rebinding-leaves-old-tensor", {
-    "en": "old = a, then a = a + 1: old keeps its values and is no longer a; by contrast old = a, then a += 1 changes "
-          "old, the same object.",
-    "zh_CN": "old = a，再 a = a + 1：old 的数值不变，也不再是 a；对照：old = a，再 a += 1，old（同一个对象）变了。",
+    "en": "For a = torch.zeros(2), a plain float32 tensor: old = a, then a = a + 1: old keeps its values and is no "
+          "longer a; by contrast old = a, then a += 1 changes old, the same object.",
+    "zh_CN": "对普通的 float32 张量 a = torch.zeros(2)：old = a，再 a = a + 1：old 的数值不变，也不再是 a；"
+             "对照：old = a，再 a += 1，old（同一个对象）变了。",
 })
 def _rebinding_leaves_old_tensor() -> Fact:
     a = torch.zeros(2)
