@@ -86,7 +86,7 @@ def noop_conversions(case: Case) -> tuple[bool, bool, tuple[str, ...] | None, tu
     """(``a.to(torch.float32) is a``; ``a.type_as(e) is a`` for a float32 ``e`` on a's device (the table's
     ``a.type_as(torch.empty(0))`` on the CPU); on the CPU, the tensors ``t`` among ``a`` and :func:`other_tensors`
     whose ``t.cpu()`` is not ``t`` in some grad mode of :data:`GRAD_MODES`, None elsewhere; the tensors among those
-    (sparse ones left out: none is contiguous) that are not contiguous or whose ``t.contiguous()`` is not ``t``; the
+    (sparse ones left out) that are not contiguous or whose ``t.contiguous()`` is not ``t``; the
     layouts among torch's attributes (each ``torch.layout``) that no CPU tensor tried has)."""
     _, a = case.build()
     tensors = {"a": a, **other_tensors(a.device.type)}
@@ -109,7 +109,7 @@ def noop_conversions(case: Case) -> tuple[bool, bool, tuple[str, ...] | None, tu
           "for a contiguous t (a meta one included), where t is a and a tensor of every dtype of torch (each "
           "torch.dtype among torch's attributes) in each layout torch builds it in: strided (a quantized dtype "
           "quantized per tensor, and per channel where torch takes it), nested (jagged; strided too on the CPU), and "
-          "on the CPU sparse COO, CSR, CSC, BSR and BSC (for cpu() only: none is contiguous) and mkldnn; and that "
+          "on the CPU sparse COO, CSR, CSC, BSR and BSC (for cpu() only) and mkldnn; and that "
           "these CPU tensors have every layout among torch's attributes (each torch.layout).",
     "zh_CN": "检查 a.to(torch.float32) is a，以及 e 是 a 所在设备上空的 float32 张量（在 CPU 上即 torch.empty(0)）时的 "
              "a.type_as(e) is a，两者都恰好在 a 是 float32 时成立。然后在梯度模式下、torch.no_grad() 下和 "
@@ -117,7 +117,7 @@ def noop_conversions(case: Case) -> tuple[bool, bool, tuple[str, ...] | None, tu
              "t.contiguous() is t；t 取 a，以及 torch 每种 dtype（torch 属性中的每个 torch.dtype）在 torch "
              "能构建的每种布局下的张量：strided（量化 dtype 按张量量化，torch 支持时还按通道量化）、"
              "嵌套（jagged；在 CPU 上还有 strided），以及 CPU 上的稀疏 COO、CSR、CSC、BSR 和 BSC"
-             "（只检查 cpu()：它们都不是连续张量）和 mkldnn；还检查这些 CPU 张量涵盖了 torch 属性中的每种布局"
+             "（只检查 cpu()）和 mkldnn；还检查这些 CPU 张量涵盖了 torch 属性中的每种布局"
              "（每个 torch.layout）。",
 }, lambda case: (case.dtype == torch.float32, case.dtype == torch.float32, () if case.device == "cpu" else None, (),
                  ()))
