@@ -113,8 +113,7 @@ def _dense_tensor_reads_storage() -> Fact:
 
 @fact("view-write-shows-in-both", {
     "en": "For each of the 12 views listed under Scope, of a dense (4, 6) CPU tensor: its untyped_storage() starts "
-          "where its source's does, a write through the view is read through the source, and a write through the "
-          "source is read through the view.",
+          "where its source's does, and a write through either of the two is read through the other.",
     "zh_CN": "对“范围”所列的 12 种视图（取自稠密的 (4, 6) CPU 张量）中的每一个：它的 untyped_storage() "
              "与源张量的起点相同；经由视图写入的值从源张量读得到，经由源张量写入的值也从视图读得到。",
 }, _RANGE_VIEWS)
