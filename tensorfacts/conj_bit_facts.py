@@ -19,7 +19,8 @@ _COMPLEX = [1 + 2j, 3 - 1j, 4 + 0j]
 
 
 def _dense_complex() -> dict[str, torch.Tensor]:
-    """Dense complex tensors, none with the conjugate bit, by how they were made (all on the CPU but one)."""
+    """Dense complex tensors, none with the conjugate or the negative bit, by how they were made (all on the CPU but
+    one)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # complex32 is experimental, and says so
         chalf = torch.tensor(_COMPLEX).to(torch.complex32)
@@ -58,8 +59,9 @@ def _raises_not_implemented(call: Callable[[], object]) -> bool:
 
 
 @fact("conj-bits-only-on-dense-complex", {
-    "en": "For each dense complex z without the conjugate bit: z.conj() has the conjugate bit, the same storage "
-          "(start and size), dtype, shape, strides and offset as z, and yields the conjugates of z's values, "
+    "en": "For each dense complex z with neither the conjugate nor the negative bit: z.conj() has the conjugate "
+          "bit, the same storage (start and size), dtype, shape, strides and offset as z, and yields the conjugates "
+          "of z's values, "
           "which differ from them exactly where the imaginary part is not 0; z.conj().imag has the negative bit "
           "and yields the negatives of z.imag, which differ from them exactly where they are not 0 (on meta, "
           "which holds no values, the bits and the layout only). For z = [[1+2j, 0], [0, 3-1j]] in each sparse "
@@ -67,7 +69,8 @@ def _raises_not_implemented(call: Callable[[], object]) -> bool:
           "memory that shares no byte with z's values(); of the COO one, z.conj().imag has no negative bit and "
           "holds the negatives of the imaginary parts. For a complex nested tensor of layout torch.strided or "
           "torch.jagged, z.conj() raises NotImplementedError.",
-    "zh_CN": "对每个不带共轭位的稠密复数张量 z：z.conj() 带共轭位，存储（起点和大小）、dtype、形状、步长和偏移都与 z "
+    "zh_CN": "对每个既不带共轭位也不带负号位的稠密复数张量 z：z.conj() 带共轭位，存储（起点和大小）、dtype、"
+             "形状、步长和偏移都与 z "
              "相同，读到的是 z 中各数的共轭复数，恰好在虚部不为 0 的元素上与 z 不同；z.conj().imag 带负号位，读到的是 "
              "z.imag 中各数的相反数，恰好在不为 0 的元素上与 z.imag 不同（meta 张量没有数值，只看标志位和布局）。"
              "对稀疏布局的 z = [[1+2j, 0], [0, 3-1j]]（每种稀疏布局）：z.conj() 不带共轭位，存放的是共轭复数"
@@ -98,7 +101,7 @@ def _conj_bits_only_on_dense_complex() -> Fact:
                       and torch.equal(neg_values, -imag) and torch.equal(conj_values != wide, imag != 0)
                       and torch.equal(neg_values != imag, imag != 0) and bool((imag != 0).any())
                       and bool((imag == 0).any()))
-        if z.is_conj() or not (conj.is_conj() and neg.is_neg() and layout and values):
+        if z.is_conj() or z.is_neg() or not (conj.is_conj() and neg.is_neg() and layout and values):
             wrong.append(name)
     for name, z in _sparse_complex().items():
         conj = z.conj()

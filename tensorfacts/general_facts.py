@@ -22,7 +22,7 @@ from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, Raised, by_source, values_equal
 from tensorfacts.tensors import SHAPE_ERRORS, bytes_apart
 
-#: The sources an optimizer can train: leaves that require grad.
+#: The sources the training facts train: the leaves that require grad.
 TRAINABLE = ("leaf", "parameter")
 #: What a sentence that says "raises RuntimeError" expects.
 RAISES = Raised("RuntimeError")
@@ -204,8 +204,8 @@ def logs_over_training(case: Case) -> dict[str, str]:
 }, lambda case: {"loss.item()": EACH_STEP, "w.tolist()": EACH_STEP, "w.detach().clone()": EACH_STEP,
                  "w.detach()": FINAL_W},
     sources=TRAINABLE, devices=VALUE_DEVICES, narrower=NEEDS_VALUES.around(before={
-    "en": "an optimizer trains leaves that require grad; ",
-    "zh_CN": "优化器只训练需要梯度的叶子张量；",
+    "en": "the sentence is about the weights a training loop trains, and the fact trains leaves that require grad; ",
+    "zh_CN": "句子说的是训练循环训练的权重，这条事实训练的是需要梯度的叶子张量；",
 }))
 def _logs_over_training(case: Case) -> dict[str, str]:
     return logs_over_training(case)

@@ -359,10 +359,10 @@ def _batchnorm_running_statistics() -> Fact:
 
 @fact("autocast-lowers-some-ops", {
     "en": "Under torch.autocast('cpu', dtype=torch.bfloat16) a float32 Linear layer given a float32 input returns "
-          "bfloat16, while a float32 LayerNorm returns the dtype of its input: float32 for that float32 input, "
-          "bfloat16 for the Linear layer's bfloat16 output. Outside the region the Linear layer returns float32.",
+          "bfloat16, while a float32 LayerNorm returns float32 for that float32 input and bfloat16 for the Linear "
+          "layer's bfloat16 output. Outside the region the Linear layer returns float32.",
     "zh_CN": "在 torch.autocast('cpu', dtype=torch.bfloat16) 里，float32 的 Linear 层对 float32 输入返回 bfloat16；"
-             "float32 的 LayerNorm 则返回输入的 dtype：对同一个 float32 输入返回 float32，"
+             "float32 的 LayerNorm 则对同一个 float32 输入返回 float32，"
              "对 Linear 层输出的 bfloat16 张量返回 bfloat16。"
              "离开该区域后 Linear 层返回 float32。",
 })
@@ -378,9 +378,10 @@ def _autocast_lowers_some_ops() -> Fact:
 
 
 @fact("rebinding-leaves-old-tensor", {
-    "en": "old = a, then a = a + 1: old keeps its values and is no longer a; by contrast old = a, then a += 1 changes "
-          "old, the same object.",
-    "zh_CN": "old = a，再 a = a + 1：old 的数值不变，也不再是 a；对照：old = a，再 a += 1，old（同一个对象）变了。",
+    "en": "For a = torch.zeros(2), a plain float32 tensor: old = a, then a = a + 1: old keeps its values and is no "
+          "longer a; by contrast old = a, then a += 1 changes old, the same object.",
+    "zh_CN": "对普通的 float32 张量 a = torch.zeros(2)：old = a，再 a = a + 1：old 的数值不变，也不再是 a；"
+             "对照：old = a，再 a += 1，old（同一个对象）变了。",
 })
 def _rebinding_leaves_old_tensor() -> Fact:
     a = torch.zeros(2)

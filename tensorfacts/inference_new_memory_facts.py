@@ -1,6 +1,7 @@
 """Named fact on what ``torch.inference_mode()`` computes into new memory: factories, arithmetic, and the calls that
-copy (``clone()``, ``contiguous()`` and ``reshape()`` of a tensor they cannot return as it is, ``to()`` another dtype,
-``cat``, ``flip``), each run inside the mode on each standard source, give an inference tensor in memory of its own.
+copy (``clone()``, ``contiguous()`` and ``reshape()`` of a tensor they cannot return as it is, ``to()`` float64, or
+float32 from float64, ``cat``, ``flip``), each run inside the mode on each standard source, give an inference tensor
+in memory of its own.
 It stands behind the copying part's page on ``a = a + 1`` (the views, ``detach()`` and ``.data`` taken there are in
 :mod:`tensorfacts.inference_facts`). Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a
 fact is.
@@ -37,7 +38,7 @@ NEW_MEMORY: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "torch.cat([a, a])": lambda a: torch.cat([a, a]),
     "a.unsqueeze(1).expand(3, 2).contiguous()": lambda a: a.unsqueeze(1).expand(3, 2).contiguous(),
     "a.unsqueeze(1).expand(3, 2).reshape(6)": lambda a: a.unsqueeze(1).expand(3, 2).reshape(6),
-    "a.to(another dtype)": lambda a: a.to(_other_dtype(a)),
+    "a.to(torch.float64), or torch.float32 for a float64 a": lambda a: a.to(_other_dtype(a)),
 }
 
 
@@ -58,13 +59,15 @@ def new_memory_outputs(case: Case) -> dict[str, tuple[bool, bool]]:
     "en": "Inside torch.inference_mode(), on a made beforehand (outside the mode, or, for the inference tensor, "
           "inside it earlier): torch.ones(2, 2), torch.tensor([1., 2.]), "
           "torch.zeros_like(a), torch.empty_like(a).copy_(a), a * 2, a + a, a.exp(), a.clone(), a.detach().clone(), "
-          "a.flip(0), torch.cat([a, a]), a.unsqueeze(1).expand(3, 2).contiguous() and .reshape(6), and a.to() "
-          "another floating dtype each give an inference tensor whose storage starts elsewhere than a's.",
+          "a.flip(0), torch.cat([a, a]), a.unsqueeze(1).expand(3, 2).contiguous() and .reshape(6), and "
+          "a.to(torch.float64) (a.to(torch.float32) for a float64 a) each give an inference tensor whose storage "
+          "starts elsewhere than a's.",
     "zh_CN": "在 torch.inference_mode() 里，对事先创建的 a（在模式外创建；推理张量则是先前在模式内创建的）："
              "torch.ones(2, 2)、torch.tensor([1., 2.])、"
              "torch.zeros_like(a)、torch.empty_like(a).copy_(a)、a * 2、a + a、a.exp()、a.clone()、"
              "a.detach().clone()、a.flip(0)、torch.cat([a, a])、a.unsqueeze(1).expand(3, 2).contiguous() 和 "
-             ".reshape(6)，以及用 a.to() 转成另一种浮点 dtype，得到的都是推理张量，存储的起点都不在 a 的存储那里。",
+             ".reshape(6)，以及 a.to(torch.float64)（a 为 float64 时用 a.to(torch.float32)），得到的都是推理张量，"
+             "存储的起点都不在 a 的存储那里。",
 }, lambda case: dict.fromkeys(NEW_MEMORY, (True, True)), devices=VALUE_DEVICES, narrower=NEEDS_ADDRESSES)
 def _inference_mode_new_memory_is_inference(case: Case) -> dict[str, tuple[bool, bool]]:
     return new_memory_outputs(case)

@@ -112,10 +112,10 @@ def _dense_tensor_reads_storage() -> Fact:
 
 
 @fact("view-write-shows-in-both", {
-    "en": "For each view: its untyped_storage() starts where its source's does, a write through the view is read "
-          "through the source, and a write through the source is read through the view.",
-    "zh_CN": "对每个视图：它的 untyped_storage() 与源张量的起点相同；经由视图写入的值从源张量读得到，经由源张量写入的值"
-             "也从视图读得到。",
+    "en": "For each of the 12 views listed under Scope, of a dense (4, 6) CPU tensor: its untyped_storage() starts "
+          "where its source's does, and a write through either of the two is read through the other.",
+    "zh_CN": "对“范围”所列的 12 种视图（取自稠密的 (4, 6) CPU 张量）中的每一个：它的 untyped_storage() "
+             "与源张量的起点相同；经由视图写入的值从源张量读得到，经由源张量写入的值也从视图读得到。",
 }, _RANGE_VIEWS)
 def _view_write_shows_in_both() -> Fact:
     wrong = []
@@ -233,9 +233,10 @@ def _base_names_root() -> Fact:
 
 
 @fact("list-repeat-holds-one-tensor", {
-    "en": "items = [t] * 3: the three items are one object (items[0] is items[2]), and items[0].add_(1) shows in "
-          "items[2] and t.",
-    "zh_CN": "items = [t] * 3：三项是同一对象（items[0] is items[2]），items[0].add_(1) 在 items[2] 和 t 上都看得到。",
+    "en": "For t = torch.zeros(2), a plain float32 tensor, items = [t] * 3: the three items are one object (items[0] "
+          "is items[2]), and items[0].add_(1) shows in items[2] and t.",
+    "zh_CN": "对普通的 float32 张量 t = torch.zeros(2)，items = [t] * 3：三项是同一对象（items[0] is items[2]），"
+             "items[0].add_(1) 在 items[2] 和 t 上都看得到。",
 })
 def _list_repeat_holds_one_tensor() -> Fact:
     t = torch.zeros(2)

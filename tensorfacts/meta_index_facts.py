@@ -118,15 +118,15 @@ def _as_bytes(t: torch.Tensor) -> torch.Tensor:
 
 
 @fact("meta-index-read-uninitialized", {
-    "en": "x[idx] for a dense CPU x and an int64 or int32 index tensor idx on the meta device holding no values, of "
-          "shape (2,) or (2, 2): the read raises nothing and returns a CPU tensor of x's dtype and of shape idx.shape "
-          "+ x.shape[1:]; run again with torch's deterministic algorithms on (the switch "
-          "torch.use_deterministic_algorithms(True) sets in torch's core) and "
-          "torch.utils.deterministic.fill_uninitialized_memory True (both put back after), its bytes are those "
-          "torch.empty of that shape and dtype is filled with, and not "
-          "those of x[the same positions on the CPU]: its memory is a fresh allocation, never written from x.",
-    "zh_CN": "对稠密的 CPU 张量 x 和 meta 设备上不存数值的 int64 或 int32 索引张量 "
-             "idx（形状为 (2,) 或 (2, 2)）读取 x[idx]：不报错，返回 CPU 上 dtype "
+    "en": "x[idx] for a dense CPU x of each dtype listed under Scope (none of them quantized) and an int64 or "
+          "int32 index tensor idx on the meta device holding no values, of shape (2,) or (2, 2): the read raises "
+          "nothing and returns a CPU tensor of x's dtype and of shape idx.shape + x.shape[1:]; run again with "
+          "torch's deterministic algorithms on (the switch torch.use_deterministic_algorithms(True) sets in torch's "
+          "core) and torch.utils.deterministic.fill_uninitialized_memory True (both put back after), its bytes are "
+          "those torch.empty of that shape and dtype is filled with, and not those of x[the same positions on the "
+          "CPU]: its memory is a fresh allocation, never written from x.",
+    "zh_CN": "对“范围”所列各 dtype（都不是量化 dtype）的稠密 CPU 张量 x 和 meta 设备上不存数值的 int64 或 "
+             "int32 索引张量 idx（形状为 (2,) 或 (2, 2)）读取 x[idx]：不报错，返回 CPU 上 dtype "
              "与 x 相同，形状为 idx.shape + x.shape[1:] 的张量；在开启 torch "
              "的确定性算法（torch.use_deterministic_algorithms(True) "
              "在 torch 核心中设置的开关）且 torch.utils.deterministic.fill_uninitialized_memory "

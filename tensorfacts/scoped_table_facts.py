@@ -86,7 +86,7 @@ def noop_conversions(case: Case) -> tuple[bool, bool, tuple[str, ...] | None, tu
     """(``a.to(torch.float32) is a``; ``a.type_as(e) is a`` for a float32 ``e`` on a's device (the table's
     ``a.type_as(torch.empty(0))`` on the CPU); on the CPU, the tensors ``t`` among ``a`` and :func:`other_tensors`
     whose ``t.cpu()`` is not ``t`` in some grad mode of :data:`GRAD_MODES`, None elsewhere; the tensors among those
-    (sparse ones left out: none is contiguous) that are not contiguous or whose ``t.contiguous()`` is not ``t``; the
+    (sparse ones left out) that are not contiguous or whose ``t.contiguous()`` is not ``t``; the
     layouts among torch's attributes (each ``torch.layout``) that no CPU tensor tried has)."""
     _, a = case.build()
     tensors = {"a": a, **other_tensors(a.device.type)}
@@ -109,7 +109,7 @@ def noop_conversions(case: Case) -> tuple[bool, bool, tuple[str, ...] | None, tu
           "for a contiguous t (a meta one included), where t is a and a tensor of every dtype of torch (each "
           "torch.dtype among torch's attributes) in each layout torch builds it in: strided (a quantized dtype "
           "quantized per tensor, and per channel where torch takes it), nested (jagged; strided too on the CPU), and "
-          "on the CPU sparse COO, CSR, CSC, BSR and BSC (for cpu() only: none is contiguous) and mkldnn; and that "
+          "on the CPU sparse COO, CSR, CSC, BSR and BSC (for cpu() only) and mkldnn; and that "
           "these CPU tensors have every layout among torch's attributes (each torch.layout).",
     "zh_CN": "检查 a.to(torch.float32) is a，以及 e 是 a 所在设备上空的 float32 张量（在 CPU 上即 torch.empty(0)）时的 "
              "a.type_as(e) is a，两者都恰好在 a 是 float32 时成立。然后在梯度模式下、torch.no_grad() 下和 "
@@ -117,7 +117,7 @@ def noop_conversions(case: Case) -> tuple[bool, bool, tuple[str, ...] | None, tu
              "t.contiguous() is t；t 取 a，以及 torch 每种 dtype（torch 属性中的每个 torch.dtype）在 torch "
              "能构建的每种布局下的张量：strided（量化 dtype 按张量量化，torch 支持时还按通道量化）、"
              "嵌套（jagged；在 CPU 上还有 strided），以及 CPU 上的稀疏 COO、CSR、CSC、BSR 和 BSC"
-             "（只检查 cpu()：它们都不是连续张量）和 mkldnn；还检查这些 CPU 张量涵盖了 torch 属性中的每种布局"
+             "（只检查 cpu()）和 mkldnn；还检查这些 CPU 张量涵盖了 torch 属性中的每种布局"
              "（每个 torch.layout）。",
 }, lambda case: (case.dtype == torch.float32, case.dtype == torch.float32, () if case.device == "cpu" else None, (),
                  ()))
@@ -281,6 +281,10 @@ X_SHAPES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "a": lambda a: a, "a[0]": lambda a: a[0], "a.expand(2, 3)": lambda a: a.expand(2, 3)}
 
 
+#: The name of each output saver's run on each x, as :func:`output_savers` names them.
+_OUTPUT_SAVER_RUNS = tuple(f"{code} on x = {shape}" for shape in X_SHAPES for code in OUTPUT_SAVERS)
+
+
 def output_savers(case: Case) -> dict[str, tuple[str, ...]]:
     """What the pack hook of saved-tensor hooks receives, for each output saver on each x: "output" for the
     tensor the call returns, "input" for x (or ``x * 1``), "other" for anything else; every call that saves only
@@ -306,15 +310,13 @@ def output_savers(case: Case) -> dict[str, tuple[str, ...]]:
 @scoped_fact("output-savers-save-output", {
     "en": "Runs torch.exp, torch.sigmoid, torch.tanh, F.relu (also with inplace=True, on x * 1), torch.sqrt, "
           "F.softmax and F.log_softmax (also with dtype=torch.float64) on x = a, a[0] and a.expand(2, 3) under "
-          "saved-tensor hooks: the pack hook receives one tensor, the one the call returns, and never x.",
+          "saved-tensor hooks: when a requires grad, the pack hook receives one tensor, the one the call returns, "
+          "and never x; when it does not (a plain tensor, an inference tensor), the hook receives nothing.",
     "zh_CN": "在保存张量的钩子下，对 x = a、a[0] 和 a.expand(2, 3) 调用 torch.exp、torch.sigmoid、torch.tanh、"
              "F.relu（也用 inplace=True，作用在 x * 1 上）、torch.sqrt、F.softmax 和 F.log_softmax"
-             "（也用 dtype=torch.float64）：打包钩子只收到一个张量，就是调用返回的那个，从来不是 x。",
-}, lambda case: {}, sources=GRAD_SOURCES, narrower={
-    "en": "autograd saves nothing for a tensor that does not require grad, so only the sources that require grad "
-          "have anything to save",
-    "zh_CN": "张量不需要梯度时自动求导什么也不保存，所以只有需要梯度的源张量才有东西可存",
-})
+             "（也用 dtype=torch.float64）：a 需要梯度时，打包钩子只收到一个张量，就是调用返回的那个，从来不是 x；"
+             "a 不需要梯度时（普通张量、推理张量），钩子什么也收不到。",
+}, lambda case: {} if case.source in GRAD_SOURCES else dict.fromkeys(_OUTPUT_SAVER_RUNS, ()))
 def _output_savers(case: Case) -> dict[str, tuple[str, ...]]:
     return output_savers(case)
 

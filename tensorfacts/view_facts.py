@@ -191,16 +191,16 @@ _EXPAND_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64, t
 
 
 @fact("expand-inplace-write-refused", {
-    "en": "On e = x.expand(2, 3) of x = torch.zeros(3) (a new dimension) and again of x = torch.zeros(2, 1) (a "
-          "size-1 dimension), each in float16, bfloat16, float32, float64, float8_e4m3fn, float8_e5m2, complex64, "
-          "complex128, int8, int16, int32, int64, uint8, uint16, uint32, uint64 and bool, and for x = "
+    "en": "On the CPU, on e = x.expand(2, 3) of x = torch.zeros(3) (a new dimension) and again of x = torch.zeros(2, "
+          "1) (a size-1 dimension), each in float16, bfloat16, float32, float64, float8_e4m3fn, float8_e5m2, "
+          "complex64, complex128, int8, int16, int32, int64, uint8, uint16, uint32, uint64 and bool, and for x = "
           "torch.zeros(3, requires_grad=True).clone() and torch.zeros(2, 1, requires_grad=True).clone() (a non-leaf "
           "that requires grad, grad mode on): fill_(-1) runs and gives every element what fill_(-1) gives in that "
           "dtype; fill_(torch.tensor(-1.0)) (a 0-d tensor as the value), add_(1), mul_(2), and copy_ from "
-          "torch.ones(2, 3), from x and from x.clone().expand(2, 3) raise \"more than one element of the "
-          "written-to tensor refers to a single memory location\"; copy_(x.expand(2, 3)), the same expand() of x "
-          "made again, runs.",
-    "zh_CN": "对 x = torch.zeros(3) 的 e = x.expand(2, 3)（新增一维），以及对 x = torch.zeros(2, 1) 的 e = "
+          "torch.ones(2, 3), from x and from x.clone().expand(2, 3) raise \"more than one element of the written-to "
+          "tensor refers to a single memory location\"; copy_(x.expand(2, 3)), the same expand() of x made again, "
+          "runs.",
+    "zh_CN": "在 CPU 上，对 x = torch.zeros(3) 的 e = x.expand(2, 3)（新增一维），以及对 x = torch.zeros(2, 1) 的 e = "
              "x.expand(2, 3)（扩展长度为 1 的维），x 依次取 float16、bfloat16、float32、float64、float8_e4m3fn、"
              "float8_e5m2、complex64、complex128、int8、int16、int32、int64、uint8、uint16、uint32、uint64 和 bool，"
              "另有 x = torch.zeros(3, requires_grad=True).clone() 和 torch.zeros(2, 1, requires_grad=True).clone()"

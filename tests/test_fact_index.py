@@ -62,6 +62,22 @@ def test_a_quoted_torch_message_keeps_its_backquotes(code):
     assert [type(node).__name__ for node in inline_text("a `b` c")] == ["Text", "literal", "Text"]
 
 
+def test_a_fact_id_named_in_plain_text_links_to_its_entry():
+    """What a fact runs may be given as another fact's runs ("the 7 basic indexes of basic-index-read-views"): the
+    id links to that entry; inside a longer word or a code span it stays text."""
+    from docutils import nodes
+    from tensorcopy_sphinx.inline import inline_text
+
+    made = fact_index.link_fact_ids(inline_text(
+        "each of index-read-views, `index-read-views`, my-index-read-views, index-read-views2 and a-b的"),
+        ["index-read-views", "a-b", "b"])
+    links = [(node.astext(), node["refid"]) for node in made if isinstance(node, nodes.reference)]
+    assert links == [("index-read-views", "fact-index-read-views"), ("a-b", "fact-a-b")]
+    assert "".join(node.astext() for node in made) == (
+        "each of index-read-views, index-read-views, my-index-read-views, index-read-views2 and a-b的")
+    assert [type(node).__name__ for node in made].count("literal") == 1
+
+
 #: Cases a fact runs besides its main list, by the words that name them in each edition's "What it runs".
 RUN_BESIDES = {
     "dense-tensor-reads-storage-by-layout": {"en": "z.conj().imag", "zh_CN": "z.conj().imag"},
@@ -203,6 +219,8 @@ def test_the_facts_page_lists_every_fact_and_who_cites_it(mini_site, lang, holds
     assert "meta" in scope_text and "36" in scope_text
     runs = facts.ABOUT["leaf-refuses-inplace"].runs_in(lang)
     assert field("leaf-refuses-inplace", "runs").get_text(strip=True) == runs
+    named = [a["href"] for a in field("index-reads-every-kind", "runs").select("a[href^='#']")]
+    assert named[:2] == ["#fact-basic-index-read-views", "#fact-advanced-index-read-copies"], named
 
 
 @pytest.mark.slow  # over a second: builds a mini-site or a preview, runs the facts, or reads every page

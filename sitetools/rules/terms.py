@@ -325,12 +325,12 @@ TERMS: tuple[Term, ...] = (
                    "读到的却是 `z` 中各数的共轭复数（虚部不为 0 的元素数值不同）。稀疏张量的 `conj()` 把共轭复数存放在"
                    "新的内存里，不设置这个标志；嵌套张量的 `conj()` 会报错。"),
     Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge", gloss="negative bit",
-         define_en="A flag on a tensor (`is_neg()`). For a dense complex `z` without the conjugate bit (layout "
-                   "`torch.strided`, not nested, with a storage), `z.conj().imag` has it set, and yields the negatives "
-                   "of the values of `z.imag` (which differ from them wherever they are not 0).",
-         define_zh="张量上的一个标志（`is_neg()`）。对没有共轭位、稠密（布局为 strided、非嵌套）且有存储的复数张量 "
-                   "`z`，`z.conj().imag` 返回的张量设置了这个标志，它读到的是 `z.imag` 中各数的相反数（不为 0 的元素"
-                   "数值不同）。"),
+         define_en="A flag on a tensor (`is_neg()`). For a dense complex `z` with neither the conjugate bit nor this "
+                   "one (layout `torch.strided`, not nested, with a storage), `z.conj().imag` has it set, and yields "
+                   "the negatives of the values of `z.imag` (which differ from them wherever they are not 0).",
+         define_zh="张量上的一个标志（`is_neg()`）。对既没有共轭位也没有这个标志、稠密（布局为 strided、非嵌套）"
+                   "且有存储的复数张量 `z`，`z.conj().imag` 返回的张量设置了这个标志，它读到的是 `z.imag` "
+                   "中各数的相反数（不为 0 的元素数值不同）。"),
     Term("基本索引", "basic indexing", "questions-index-writes",
          define_en=BASIC_INDEXING_EN, define_zh=BASIC_INDEXING_ZH),
     Term("高级索引", "advanced indexing", "questions-index-writes", gloss="advanced indexing",

@@ -8,8 +8,8 @@ Usage in a MyST page::
 A reviewer reads one page to audit the site's narrative claims. The index has one entry per fact of
 ``tensorfacts.facts.FACTS`` (a list entry, anchored ``fact-<id>``): its id, whether it held on this
 build (it runs once per build: here, or where a page cited it first; :func:`run`), what its check runs and
-the range of cases it covers (both in the page's language, from ``tensorfacts.facts.ABOUT``), and the pages
-that cite it. Citations are collected while the
+the range of cases it covers (both in the page's language, from ``tensorfacts.facts.ABOUT``; another fact's id
+named there links to its entry, :func:`link_fact_ids`), and the pages that cite it. Citations are collected while the
 pages are read: each ``{fact}`` role, each fact a ``behaviour-matrix`` guide names, and each fact the checks of the
 ``claims-ledger`` run, calls :func:`cite`. The index is filled in once every page has been read
 (``doctree-resolved``).
@@ -21,7 +21,9 @@ does where it is cited.
 
 from __future__ import annotations
 
+import re
 import weakref
+from collections.abc import Iterable
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -128,6 +130,31 @@ class FactIndex(SphinxDirective):
         return [fact_index_node()]
 
 
+def link_fact_ids(made: list[nodes.Node], fact_ids: Iterable[str]) -> list[nodes.Node]:
+    """``made`` with each fact id of ``fact_ids`` that its plain text names (a whole word: no ASCII letter, digit,
+    ``_`` or ``-`` touching it; a Chinese character may) made a link to that fact's entry on this page; code spans
+    stay as they are."""
+    names = sorted(fact_ids, key=len, reverse=True)
+    if not names:
+        return list(made)
+    named = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?![\w-])", re.ASCII)
+    linked: list[nodes.Node] = []
+    for node in made:
+        if not isinstance(node, nodes.Text):
+            linked.append(node)
+            continue
+        text, start = node.astext(), 0
+        for match in named.finditer(text):
+            if match.start() > start:
+                linked.append(nodes.Text(text[start:match.start()]))
+            linked.append(nodes.reference(match[1], match[1], internal=True,
+                                          refid=nodes.make_id(f"fact-{match[1]}")))
+            start = match.end()
+        if start < len(text):
+            linked.append(nodes.Text(text[start:]))
+    return linked
+
+
 def _field(name: str, kind: str, *children: nodes.Node) -> nodes.field:
     """One line of a fact's entry: its name, then a paragraph of class ``fact-<kind>``."""
     field = nodes.field()
@@ -151,6 +178,7 @@ def build_index(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
     entries = nodes.bullet_list(classes=["fact-index"])
     held = cited = 0
     listed = rows(citations(app.env), facts.FACTS)
+    listed_ids = [fact_id for fact_id, _ in listed]
     for fact_id, pages in listed:
         result = run(app.env, fact_id)
         if not result.holds:
@@ -173,8 +201,9 @@ def build_index(app: Sphinx, docname: str, language: str) -> list[nodes.Node]:
         entry += nodes.paragraph("", "", nodes.literal(fact_id, fact_id), classes=["fact-id"])
         fields = nodes.field_list()
         fields += _field(w["held"], "held", nodes.inline(word, word))
-        fields += _field(w["runs"], "runs", *link_late(inline_text(about.runs_in(language))))
-        fields += _field(w["scope"], "scope", *link_late(inline_text(about.scope_in(language, cited=bool(pages)))))
+        fields += _field(w["runs"], "runs", *link_fact_ids(link_late(inline_text(about.runs_in(language))), listed_ids))
+        fields += _field(w["scope"], "scope", *link_fact_ids(
+            link_late(inline_text(about.scope_in(language, cited=bool(pages)))), listed_ids))
         fields += _field(w["cited"], "cited", *(links or [nodes.Text(w["nobody"])]))
         entry += fields
         entries += entry

@@ -543,7 +543,7 @@ for outer_enabled in (True, False):
 # ``LayerNorm``, whose operations autocast does not cast to low precision, compute with the
 # ``Parameter`` itself and see the edit (the hidden checks of this cell and the next run a
 # convolution, an ``Embedding`` and a ``LayerNorm``). On the CPU, in a bfloat16 region, ``Embedding``
-# gives float32 and ``LayerNorm`` its input's dtype: float32 for a float32 input, bfloat16 after a
+# gives float32, and ``LayerNorm`` float32 for a float32 input and bfloat16 after a
 # ``Linear``. With ``cache_enabled=False``, for a weight that does not require grad (a frozen layer), or for a leaf that is
 # a view (the last line below), every forward pass casts again and sees the edit; so does a forward
 # pass under ``torch.inference_mode()`` (the next cell). A view of a
