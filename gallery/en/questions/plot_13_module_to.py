@@ -353,7 +353,10 @@ assert isinstance(model.weight, torch.nn.Parameter) and model.weight.is_meta and
 # ``.long()``, raises ``NotImplementedError`` on an mkldnn tensor (``to_mkldnn()``) and ``RuntimeError`` on a
 # quantized tensor, ``to(torch.float32)`` and ``.float()`` included. With ``memory_format=torch.contiguous_format``,
 # a change of dtype raises ``RuntimeError`` on an mkldnn or a sparse tensor, and on a quantized tensor returns,
-# without an error, a new tensor of its old dtype. :fact:`dtype-change-by-layout` On an mkldnn tensor,
+# without an error, a new tensor of its old dtype. On a strided nested tensor (``torch.nested.nested_tensor``'s
+# default layout) the same call to ``torch.qint8``, ``torch.qint32`` or ``torch.quint8`` neither returns nor
+# raises: it ends the Python process with a segmentation fault, which no ``try`` catches.
+# :fact:`dtype-change-by-layout` On an mkldnn tensor,
 # ``to("cpu:0")`` and ``copy=True`` raise ``NotImplementedError`` too, and
 # ``to("meta")`` raises ``NotImplementedError`` on a quantized, a strided nested or an mkldnn tensor. ``to(memory_format=torch.contiguous_format)`` returns some tensors that are not
 # contiguous as they are (a transpose, a permutation not laid out as ``channels_last`` or
@@ -876,7 +879,8 @@ assert "scale" in buffered.state_dict() and "offset" not in buffered.state_dict(
 # ``copy=True`` is not asked for, and any ``memory_format`` asked for is ``torch.preserve_format`` or
 # the layout torch reads from its strides (some tensors refuse some of these copies, among them mkldnn, quantized,
 # sparse and strided nested ones; with ``memory_format=torch.contiguous_format`` a quantized tensor's new tensor
-# keeps the old dtype, above); only the
+# keeps the old dtype, and a strided nested tensor's change to ``torch.qint8``, ``torch.qint32`` or ``torch.quint8``
+# ends the process, above); only the
 # returned tensor has the new dtype or device. :fact:`dtype-change-by-layout`
 # Write ``x = x.to(...)``. Convert the model before the optimizer's first step, and before making an
 # ``Adagrad`` (it makes its state when it is made); after moving a model to ``meta``, make the
