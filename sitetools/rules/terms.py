@@ -65,18 +65,23 @@ TERMS: tuple[Term, ...] = (
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
     Term("克隆", "clone, `clone()`", "copying-clone",
          define_en="`clone()`: a copy of the values into new memory; in grad mode (not inside "
-                   "`torch.inference_mode()`), the clone of a tensor that requires grad, except a sparse, nested or "
-                   "mkldnn inference tensor, stays in the computation graph, yet the clone of a view taken with grad "
-                   "mode off (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)`), "
-                   "or of a view of such a view, passes no gradient to the view's base, nor to the view taken with "
-                   "grad mode off unless `requires_grad_()` was called on it before that clone, or the view of it, was "
-                   "taken; the clone of a view of it taken with grad mode off passes it no gradient even then.",
+                   "`torch.inference_mode()`), the clone of a tensor that requires grad stays in the computation "
+                   "graph, except that of a sparse, nested or mkldnn inference tensor and that of a view taken with "
+                   "grad mode off (under `torch.no_grad()`, `torch.inference_mode()` or "
+                   "`torch.set_grad_enabled(False)`), or of a view of such a view, once the view, its base or another "
+                   "view of that base has been edited in place since the view was taken. Before any such edit, the "
+                   "clone of such a view, or of a view of it, passes no gradient to the view's base, nor to the view "
+                   "taken with grad mode off unless `requires_grad_()` was called on it before that clone, or the view "
+                   "of it, was taken; the clone of a view of it taken with grad mode off passes it no gradient even "
+                   "then.",
          define_zh="`clone()`：把数值复制到新内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里）"
-                   "，需要梯度的张量的副本仍留在计算图中（稀疏、嵌套或 mkldnn 推理张量（inference tensor）除外）；但梯"
-                   "度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 `torch.set_grad_enabled(False)` 下"
-                   "）取的视图的副本，以及这种视图的视图的副本，都不把梯度传给视图的基张量（base tensor），也不传给梯度"
-                   "模式关闭时取的那个视图，除非在取得这份副本或那个视图之前，就对这个视图调用过 `requires_grad_()`；如"
-                   "果它的视图也是在梯度模式关闭时取的，那个视图的副本即使这样也不把梯度传给它。"),
+                   "，需要梯度的张量的副本仍留在计算图中，但稀疏、嵌套或 mkldnn 推理张量（inference tensor）的副本"
+                   "除外；梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+                   "`torch.set_grad_enabled(False)` 下）取的视图，从取得它起，一旦它、它的基张量（base tensor）或这个"
+                   "基张量的其他视图被原地（in-place）修改过，它的副本和它的视图的副本也除外。在任何这样的修改之前，这种视图的副本，"
+                   "以及这种视图的视图的副本，都不把梯度传给视图的基张量，也不传给梯度模式关闭时取的那个视图，除非在取得"
+                   "这份副本或那个视图之前，就对这个视图调用过 `requires_grad_()`；如果它的视图也是在梯度模式关闭时"
+                   "取的，那个视图的副本即使这样也不把梯度传给它。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", avoid=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",
