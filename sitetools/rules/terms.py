@@ -265,13 +265,15 @@ TERMS: tuple[Term, ...] = (
          define_zh="模型的两层用同一个参数，比如词嵌入层和输出层。"),
     Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
          also=("激活检查点", "激活重计算"), gloss="activation checkpointing",
-         define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which runs the "
-                   "function again (with `use_reentrant=False`, when it needs a tensor the function saved through the "
-                   "saved tensors hooks, its input included; a function that saves none that way, such as "
-                   "`(x + 1).sum()` or `(x * 2).sum()`, runs once).",
-         define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播时再运行一次函数（`use_reentrant=False` 时，"
-                   "只要需要函数经由保存张量的钩子（saved tensors hooks）保存过的张量就再运行，包括函数的输入；"
-                   "没有这样保存任何张量的函数只运行一次，比如 `(x + 1).sum()` 和 `(x * 2).sum()`）。"),
+         define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which calls "
+                   "the function again from its start (with `use_reentrant=False`, when it needs a tensor the function "
+                   "saved through the saved tensors hooks, its input included; a function that saves none that way, "
+                   "such as `(x + 1).sum()` or `(x * 2).sum()`, is called once); how far that second call runs is "
+                   "on the page below.",
+         define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播时从头再调用一次函数（`use_reentrant=False` "
+                   "时，只要需要函数经由保存张量的钩子（saved tensors hooks）保存过的张量就再调用，包括函数的输入；"
+                   "没有这样保存任何张量的函数只调用一次，比如 `(x + 1).sum()` 和 `(x * 2).sum()`）；"
+                   "第二次调用运行到哪里，见下面的演示页面。"),
     Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints",
          define_en="A training state written to a file with `torch.save` and read back with `torch.load`.",
          define_zh="用 `torch.save` 写进文件、再用 `torch.load` 读回的训练状态。"),
