@@ -65,18 +65,23 @@ TERMS: tuple[Term, ...] = (
          define_zh="生成一个新张量，数值存放在它自己的内存里。"),
     Term("克隆", "clone, `clone()`", "copying-clone",
          define_en="`clone()`: a copy of the values into new memory; in grad mode (not inside "
-                   "`torch.inference_mode()`), the clone of a tensor that requires grad, except a sparse, nested or "
-                   "mkldnn inference tensor, stays in the computation graph, yet the clone of a view taken with grad "
-                   "mode off (under `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)`), "
-                   "or of a view of such a view, passes no gradient to the view's base, nor to the view taken with "
-                   "grad mode off unless `requires_grad_()` was called on it before that clone, or the view of it, was "
-                   "taken; the clone of a view of it taken with grad mode off passes it no gradient even then.",
+                   "`torch.inference_mode()`), the clone of a tensor that requires grad stays in the computation "
+                   "graph, except that of a sparse, nested or mkldnn inference tensor and that of a view taken with "
+                   "grad mode off (under `torch.no_grad()`, `torch.inference_mode()` or "
+                   "`torch.set_grad_enabled(False)`), or of a view of such a view, once the view, its base or another "
+                   "view of that base has been edited in place since the view was taken. Before any such edit, the "
+                   "clone of such a view, or of a view of it, passes no gradient to the view's base, nor to the view "
+                   "taken with grad mode off unless `requires_grad_()` was called on it before that clone, or the view "
+                   "of it, was taken; the clone of a view of it taken with grad mode off passes it no gradient even "
+                   "then.",
          define_zh="`clone()`：把数值复制到新内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里）"
-                   "，需要梯度的张量的副本仍留在计算图中（稀疏、嵌套或 mkldnn 推理张量（inference tensor）除外）；但梯"
-                   "度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 `torch.set_grad_enabled(False)` 下"
-                   "）取的视图的副本，以及这种视图的视图的副本，都不把梯度传给视图的基张量（base tensor），也不传给梯度"
-                   "模式关闭时取的那个视图，除非在取得这份副本或那个视图之前，就对这个视图调用过 `requires_grad_()`；如"
-                   "果它的视图也是在梯度模式关闭时取的，那个视图的副本即使这样也不把梯度传给它。"),
+                   "，需要梯度的张量的副本仍留在计算图中，但稀疏、嵌套或 mkldnn 推理张量（inference tensor）的副本"
+                   "除外；梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
+                   "`torch.set_grad_enabled(False)` 下）取的视图，从取得它起，一旦它、它的基张量（base tensor）或这个"
+                   "基张量的其他视图被原地（in-place）修改过，它的副本和它的视图的副本也除外。在任何这样的修改之前，这种视图的副本，"
+                   "以及这种视图的视图的副本，都不把梯度传给视图的基张量，也不传给梯度模式关闭时取的那个视图，除非在取得"
+                   "这份副本或那个视图之前，就对这个视图调用过 `requires_grad_()`；如果它的视图也是在梯度模式关闭时"
+                   "取的，那个视图的副本即使这样也不把梯度传给它。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", avoid=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",
@@ -260,13 +265,15 @@ TERMS: tuple[Term, ...] = (
          define_zh="模型的两层用同一个参数，比如词嵌入层和输出层。"),
     Term("梯度检查点", "activation checkpointing, `torch.utils.checkpoint`", "questions-activation-checkpointing",
          also=("激活检查点", "激活重计算"), gloss="activation checkpointing",
-         define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which runs the "
-                   "function again (with `use_reentrant=False`, when it needs a tensor the function saved through the "
-                   "saved tensors hooks, its input included; a function that saves none that way, such as "
-                   "`(x + 1).sum()` or `(x * 2).sum()`, runs once).",
-         define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播时再运行一次函数（`use_reentrant=False` 时，"
-                   "只要需要函数经由保存张量的钩子（saved tensors hooks）保存过的张量就再运行，包括函数的输入；"
-                   "没有这样保存任何张量的函数只运行一次，比如 `(x + 1).sum()` 和 `(x * 2).sum()`）。"),
+         define_en="Saving memory by keeping fewer of a function's inner tensors for the backward pass, which calls "
+                   "the function again from its start (with `use_reentrant=False`, when it needs a tensor the function "
+                   "saved through the saved tensors hooks, its input included; a function that saves none that way, "
+                   "such as `(x + 1).sum()` or `(x * 2).sum()`, is called once); how far that second call runs is "
+                   "on the page below.",
+         define_zh="少保存函数的中间张量给反向传播，以此节省内存；反向传播时从头再调用一次函数（`use_reentrant=False` "
+                   "时，只要需要函数经由保存张量的钩子（saved tensors hooks）保存过的张量就再调用，包括函数的输入；"
+                   "没有这样保存任何张量的函数只调用一次，比如 `(x + 1).sum()` 和 `(x * 2).sum()`）；"
+                   "第二次调用运行到哪里，见下面的演示页面。"),
     Term("检查点", "checkpoint (a saved training state, `torch.save` / `torch.load`)", "questions-checkpoints",
          define_en="A training state written to a file with `torch.save` and read back with `torch.load`.",
          define_zh="用 `torch.save` 写进文件、再用 `torch.load` 读回的训练状态。"),
