@@ -253,11 +253,14 @@ CITATION_CASES = {
 
 
 def _shown_without_citations(text: str) -> str:
-    """The paragraph's text as docutils renders it when the ``fact`` role renders nothing."""
+    """The paragraph's text as docutils renders it when the ``fact`` role renders nothing (registered for this
+    parse only: Sphinx's own namespace is restored after, so a later Sphinx app in this process registers it anew)."""
     from docutils.parsers.rst import roles
+    from sphinx.util.docutils import docutils_namespace
 
-    roles.register_local_role("fact", lambda *args, **kwargs: ([], []))
-    return publish_doctree(text, settings_overrides={"report_level": 5}).astext()
+    with docutils_namespace():
+        roles.register_local_role("fact", lambda *args, **kwargs: ([], []))
+        return publish_doctree(text, settings_overrides={"report_level": 5}).astext()
 
 
 @pytest.mark.parametrize("text", CITATION_CASES.values(), ids=CITATION_CASES.keys())
