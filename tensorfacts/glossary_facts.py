@@ -17,7 +17,7 @@ from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.inference_grad_on_facts import inplace_edits_in
 from tensorfacts.no_grad_view_facts import GRAD_OFF, OFF_MODES
 from tensorfacts.optimizer_facts import BATCH_NORMS, batch_norm_cases, batch_norms_in
-from tensorfacts.scope import Case
+from tensorfacts.scope import Case, values_equal
 from tensorfacts.standard_sources import GRAD_SOURCES
 
 #: The range of the facts that run their cases in two floating dtypes.
@@ -377,19 +377,15 @@ def _autocast_lowers_some_ops() -> Fact:
                 f"layer's output {inside[2]}; outside: Linear {outside}")
 
 
-@fact("rebinding-leaves-old-tensor", {
-    "en": "For a = torch.zeros(2), a plain float32 tensor: old = a, then a = a + 1: old keeps its values and is no "
-          "longer a; by contrast old = a, then a += 1 changes old, the same object.",
-    "zh_CN": "对普通的 float32 张量 a = torch.zeros(2)：old = a，再 a = a + 1：old 的数值不变，也不再是 a；"
-             "对照：old = a，再 a += 1，old（同一个对象）变了。",
-})
-def _rebinding_leaves_old_tensor() -> Fact:
-    a = torch.zeros(2)
-    old = a
+@scoped_fact("rebinding-leaves-old-tensor", {
+    "en": "old = a, then a = a + 1: a now names a new tensor, and old is the same object as before, with the same "
+          "values and the same version counter value (an inference tensor has no counter).",
+    "zh_CN": "old = a，再 a = a + 1：a 指向一个新张量，old 仍是原来的对象，数值和版本计数器的值都不变"
+             "（推理张量没有版本计数器）。",
+}, lambda case: (True, True, True))
+def _rebinding_leaves_old_tensor(case: Case) -> tuple[bool, bool, bool]:
+    _, a = case.build()
+    old, version = a, None if a.is_inference() else a._version
+    before = old.detach().clone()
     a = a + 1
-    rebound = old.tolist() == [0.0, 0.0] and old is not a
-    b = torch.zeros(2)
-    kept = b
-    b += 1
-    return Fact(rebound and kept is b and kept.tolist() == [1.0, 1.0], f"a = a + 1 leaves old: {rebound}; "
-                f"a += 1 changes old: {kept.tolist()}")
+    return a is not old, values_equal(old.detach(), before), (None if old.is_inference() else old._version) == version

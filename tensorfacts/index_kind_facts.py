@@ -204,18 +204,26 @@ CPU_REFUSED = {read: META_REFUSED[read] for read in ("x[bool mask on meta]", "x[
           "slice, give a meta tensor that is not a view, of the shape the same read of a CPU tensor gives; a bool mask "
           "on meta and a bool NumPy array raise NotImplementedError; a uint8 mask, a tensor on the CPU or on meta or "
           "a NumPy array, raises RuntimeError. On the same tensor on the CPU, the bool and uint8 masks on meta raise "
-          "the same errors.",
+          "the same errors. On an empty (4, 6) meta tensor of every other dtype of torch, in the same grad modes, the "
+          "integer forms and a bool mask on the CPU give a meta tensor of that shape, except for each quantized dtype, "
+          "where each of them raises NotImplementedError or RuntimeError.",
     "zh_CN": "对 meta 设备上的 (4, 6) 张量 x，在默认的梯度模式（grad mode）下、torch.no_grad() 里和 "
              "torch.inference_mode() 里：高级索引（advanced indexing）的每种整数形式（Python 整数列表、CPU 上和 meta "
              "上的 int64 与 int32 张量、NumPy 的 int64 与 int32 数组），以及 CPU 上的 bool 掩码（单独使用或与切片并用"
              "），得到的都是 meta 张量，不是视图，形状与对 CPU 张量做同样读取时相同；meta 上的 bool 掩码和 bool NumPy "
              "数组抛出 NotImplementedError；uint8 掩码，不论是 CPU 上或 meta 上的张量还是 NumPy 数组，都抛出 "
-             "RuntimeError。对 CPU 上的同一个张量，meta 上的 bool 和 uint8 掩码抛出同样的错误。",
+             "RuntimeError。对 CPU 上的同一个张量，meta 上的 bool 和 uint8 掩码抛出同样的错误。"
+             "对 torch 其余每种 dtype 的"
+             "空 (4, 6) meta 张量，在同样的梯度模式下，各种整数形式和 CPU 上的 bool 掩码都得到形状相同的 meta 张量，"
+             "只有量化 dtype 例外：每种读取都抛出 NotImplementedError 或 RuntimeError。",
 }, {"en": "the integer forms, 4 bool masks on the CPU and 5 refused masks, on a (4, 6) meta tensor of each of 6 dtypes "
           "(float32, float64, int64, uint8, bool, complex64) in 3 grad modes; the 2 masks on meta on the same tensors "
-          "on the CPU",
+          "on the CPU; the integer forms and the 4 bool masks on the CPU on an empty (4, 6) meta tensor of each other "
+          "dtype among torch's attributes (quantized, bits, sub-byte and float8 ones too) in 3 grad modes",
     "zh_CN": "对 6 种 dtype（float32、float64、int64、uint8、bool、complex64）的 (4, 6) meta 张量，在 3 种梯度模式下，"
-             "各种整数形式、CPU 上的 4 种 bool 掩码和 5 种报错的掩码；对 CPU 上的同样张量，meta 上的 2 种掩码"})
+             "各种整数形式、CPU 上的 4 种 bool 掩码和 5 种报错的掩码；对 CPU 上的同样张量，meta 上的 2 种掩码；"
+             "对 torch 属性中其余每种 dtype（包括量化、bits、低于一字节的整数和 float8 dtype）的空 (4, 6) meta 张量，"
+             "在 3 种梯度模式下，各种整数形式和 CPU 上的 4 种 bool 掩码"})
 def _advanced_index_on_meta() -> Fact:
     wrong = []
     reads = {**META_INTEGER, **{read: make for read, make in ADVANCED.items() if "mask" in read}}
@@ -234,4 +242,18 @@ def _advanced_index_on_meta() -> Fact:
                               for read, (make, error) in META_REFUSED.items() if not _raises(make, x, (error,))]
             wrong += [f"{read} of a CPU tensor {dtype} did not raise {error.__name__}"
                       for read, (make, error) in CPU_REFUSED.items() if not _raises(make, cpu, (error,))]
+        shape = {read: make(_base(torch.float32)).shape for read, make in reads.items()}
+        others = [dtype for dtype in every_dtype() if dtype not in DTYPES]
+        for dtype in others:
+            x = torch.empty(4, 6, dtype=dtype, device="meta")  # quantized ones warn that they are deprecated
+            for mode, context in MODES.items():
+                with context():
+                    for read, make in reads.items():
+                        if dtype in QUANTIZED:
+                            if not _raises(make, x):
+                                wrong.append(f"{read} {dtype} {mode} did not raise")
+                            continue
+                        result = make(x)
+                        if result.device.type != "meta" or result._is_view() or result.shape != shape[read]:
+                            wrong.append(f"{read} {dtype} {mode}")
     return Fact(not wrong, f"reads not as stated: {wrong[:8] or 'none'}")

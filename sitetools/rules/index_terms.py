@@ -39,9 +39,10 @@ ADVANCED_INDEXING_EN = (
     "dtypes and an `x` quantized per channel, and for `quint4x2` and `quint2x4` a read that also takes an integer or "
     "a slice can raise (a mask beside a slice does). Of an "
     "`x` on the `meta` device, which holds no values, the integer forms and a bool mask on the CPU read into a new "
-    "`meta` tensor, while a bool mask on `meta`, a bool NumPy array and a uint8 mask raise. A mask on `meta` makes the "
-    "read of a CPU `x` raise too, and `x[idx]` of a dense CPU `x` with an int64 or int32 index tensor `idx` on `meta` "
-    "returns uninitialized values, none of them read from `x`."
+    "`meta` tensor unless `x` is quantized (then they raise), while a bool mask on `meta`, a bool NumPy array and a "
+    "uint8 mask raise. A mask on `meta` makes the read of a CPU `x` raise too, and `x[idx]` of a dense CPU `x` of one "
+    "of the 17 dtypes its fact lists (floating, complex, integer and bool ones, none quantized) with an int64 or int32 "
+    "index tensor `idx` on `meta` returns uninitialized values, none of them read from `x`."
 )
 ADVANCED_INDEXING_ZH = (
     "用由 Python 整数组成的列表、一维及以上的 int64 或 int32 张量或 NumPy 整数数组（uint8 的数组或张量被当作掩码，"
@@ -49,8 +50,8 @@ ADVANCED_INDEXING_ZH = (
     "张量 `x` 这样读取，如果索引张量也在 CPU 上，得到的是副本，不是视图；对 `float4_e2m1fn_x2`、1 到 7 位的整数 "
     "dtype、`bits` 系列 dtype 和按通道量化的 `x`，这样读取会报错，对 `quint4x2` 和 `quint2x4`，同时用到整数或切片的读取"
     "可能报错（掩码与切片并用时就报错）。对 `meta` 设备上的 `x`（它不存数值），各种整数形式和 CPU 上的 "
-    "bool 掩码读出的是新的 `meta` 张量，`meta` "
+    "bool 掩码读出的是新的 `meta` 张量（`x` 是量化张量时则报错），`meta` "
     "上的 bool 掩码、bool NumPy 数组和 uint8 掩码则报错。`meta` 上的掩码读取 CPU 上的 `x` 也报错；对稠密的 CPU "
-    "张量 `x` 和 `meta` 上的 int64 或 int32 索引张量 `idx`，`x[idx]` 返回的是未初始化的数值，没有一个是从 `x` "
-    "读来的。"
+    "张量 `x`（dtype 为其事实所列 17 种之一：浮点、复数、整数和 bool，都不是量化 dtype）和 `meta` 上的 int64 或 "
+    "int32 索引张量 `idx`，`x[idx]` 返回的是未初始化的数值，没有一个是从 `x` 读来的。"
 )

@@ -322,13 +322,15 @@ TERMS: tuple[Term, ...] = (
          define_en="Laid out row by row in its storage, no gaps; `contiguous()` copies a tensor that is not.",
          define_zh="在存储里逐行排列、没有间隔；对不连续的张量，`contiguous()` 返回一个副本。"),
     Term("共轭位", "conjugate bit, `is_conj()`", "questions-numpy-bridge", gloss="conjugate bit",
-         define_en="A flag on a tensor (`is_conj()`). For a dense complex `z` without it (layout `torch.strided`, not "
-                   "nested, with a storage), `z.conj()` has it set, and reads the same storage as `z`, with the same "
+         define_en="A flag on a tensor (`is_conj()`). For a dense complex `z` with neither this bit nor the negative "
+                   "bit (layout `torch.strided`, not nested, with a storage), `z.conj()` has it set, and reads the "
+                   "same storage as `z`, with the same "
                    "dtype, shape, strides and offset, yet yields the conjugates of `z`'s values (which differ from "
                    "them wherever an imaginary part is not 0). A sparse `z`'s `conj()` holds the conjugates in new "
                    "memory and has no bit set; a nested `z`'s raises.",
-         define_zh="张量上的一个标志（`is_conj()`）。对没有这个标志、稠密（布局为 strided、非嵌套）且有存储的复数张量 "
-                   "`z`，`z.conj()` 返回的张量设置了这个标志：它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，"
+         define_zh="张量上的一个标志（`is_conj()`）。对既没有这个标志也没有负号位、稠密（布局为 strided、非嵌套）"
+                   "且有存储的复数张量 `z`，`z.conj()` 返回的张量设置了这个标志："
+                   "它与 `z` 读取同一块存储，dtype、形状、步长和偏移都相同，"
                    "读到的却是 `z` 中各数的共轭复数（虚部不为 0 的元素数值不同）。稀疏张量的 `conj()` 把共轭复数存放在"
                    "新的内存里，不设置这个标志；嵌套张量的 `conj()` 会报错。"),
     Term("负号位", "negative bit, `is_neg()`", "questions-numpy-bridge", gloss="negative bit",

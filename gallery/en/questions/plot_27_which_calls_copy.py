@@ -7,7 +7,7 @@ Does this call copy? expand, repeat, contiguous, clone and reshape
 .. admonition:: Answer
    :class: answer
 
-   ``expand`` and ``view`` share memory, ``reshape`` and ``flatten`` share it only where strides allow;
+   ``expand`` and ``view`` share memory, ``reshape`` and ``flatten`` of a strided tensor share it only where strides allow;
    ``repeat`` copies, and ``clone()`` copies but keeps the strides of ``w.t()``. Share with ``view``, copy with a
    contiguous ``clone``:
 

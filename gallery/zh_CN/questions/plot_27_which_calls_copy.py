@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   ``expand`` 与 ``view`` 共享内存，``reshape`` 和 ``flatten`` 只在步长（stride）允许时共享；``repeat`` 会复制，``clone()`` 也复制，但保留 ``w.t()`` 的步长。要共享就用 ``view``；要副本，就克隆出一份连续（contiguous）的副本：
+   ``expand`` 与 ``view`` 共享内存；对 strided 张量，``reshape`` 和 ``flatten`` 只在步长（stride）允许时共享；``repeat`` 会复制，``clone()`` 也复制，但保留 ``w.t()`` 的步长。要共享就用 ``view``；要副本就克隆出连续（contiguous）的副本：
 
    .. code-block:: python
 
