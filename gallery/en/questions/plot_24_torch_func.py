@@ -298,8 +298,8 @@ else:
 # These raise as well: ``item()``, ``tolist()``, ``numpy()`` and ``np.asarray(t)``, which would turn
 # the batched tensor into Python numbers or an array, ``data_ptr()``, ``untyped_storage()``,
 # ``__dlpack__()`` and ``torch.utils.dlpack.to_dlpack(t)``, which would hand out its memory, and
-# setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` run (``add_`` writes into
-# the tensor passed to ``vmap``). Not every read of the tensor's layout raises either: ``stride()`` and ``storage_offset()``
+# setting ``.data``. ``detach()``, ``clone()`` and an in-place ``add_`` on a tensor that does not require grad run
+# (``add_`` writes into the tensor passed to ``vmap``). Not every read of the tensor's layout raises either: ``stride()`` and ``storage_offset()``
 # run and give the first row's, ``batch[0]``'s, the same for every row: by default
 # (``chunk_size=None``) the function runs once for the whole batch. ``vmap(f, chunk_size=k)`` runs it
 # once for each chunk of ``k`` rows, and each call reads its chunk's first row: with ``chunk_size=1``,
@@ -328,7 +328,8 @@ for call, f in {"t.detach()": lambda t: t.detach(), "t.clone()": lambda t: t.clo
 edited = batch.clone()
 vmap(lambda t: t.add_(1))(edited)
 print("t.add_(1) on edited:", edited)
-assert torch.equal(edited, batch + 1), "an in-place add_ under vmap wrote into the tensor given to vmap"
+assert not edited.requires_grad and torch.equal(edited, batch + 1), (
+    "an in-place add_ under vmap wrote into the tensor given to vmap, which does not require grad")
 layout = {}
 
 
@@ -760,7 +761,8 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 # ``torch.func.grad`` computes a gradient without ``requires_grad`` or ``.grad``. With ``vmap`` as the
 # innermost transform, ``.data`` of a batched tensor raises, and so do the calls that turn a batched tensor into Python numbers or an array
 # (``item()``, ``tolist()``, ``numpy()``, ``np.asarray``) or hand out its memory (``data_ptr()``,
-# ``untyped_storage()``, DLPack); ``detach()``, ``clone()``, ``add_``, ``stride()`` and ``repr()`` run.
+# ``untyped_storage()``, DLPack); ``detach()``, ``clone()``, ``add_`` on a tensor that does not require grad,
+# ``stride()`` and ``repr()`` run.
 # In ``vmap(grad(f))``, ``.data`` in ``f`` runs and gives each row's values, while ``item()`` still raises.
 # A tensor made inside the function with ``torch.zeros`` cannot take a row's values in place: make it
 # with ``x.new_zeros`` or ``torch.zeros_like(x)``, or stack the result.

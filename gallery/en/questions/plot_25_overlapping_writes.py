@@ -20,14 +20,16 @@ operation: some elements of the input tensor and the written-to tensor refer to 
 location. Please clone() the tensor before performing the operation.`` A jagged nested tensor (layout ``torch.jagged``)
 and an mkldnn tensor (``to_mkldnn()``), whose ``t[:-1]`` torch refuses, stop with another error. A leaf that requires
 grad and is not an inference tensor (such as a ``Parameter`` made outside ``torch.inference_mode()``), or a view of one
-taken in grad mode by slicing, indexing or ``view()``, gets another
+taken in grad mode by slicing, indexing or ``view()`` with a shape, gets another
 error while grad mode is on: ``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place
-operation.`` ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, other
+operation.`` ``t[1:] = t[:-1].clone()`` gets it too; under ``torch.no_grad()`` it works. With grad mode on, some other
 kinds of view of a tensor that requires grad and is not an inference tensor, a leaf or not, get autograd's error about such views instead (with the
 source cloned too), among them these three: one taken under ``torch.no_grad()`` or ``torch.inference_mode()`` (unless that tensor is a
 view whose ``_base``, an internal attribute of torch naming the tensor whose memory a view uses, does not require
 grad), an output of ``unbind()`` (iterating over a tensor, ``for row in x``, calls it),
-``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. An inference
+``split()``, ``chunk()`` or ``split_with_sizes()``, and one that a custom ``autograd.Function`` returns. The
+``detach()`` and ``view(dtype)`` of such a leaf, views that autograd does not record, do not require grad and get
+neither the leaf's error nor autograd's: with the source cloned, their shift runs with grad mode on and writes into the leaf. An inference
 tensor (such as one that ``torch.inference_mode()`` creates in new memory, or a ``Parameter`` made inside that mode,
 as in a model built there: a leaf that requires grad) refuses the cloned shift outside that mode,
 even under ``torch.no_grad()``, with ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not
@@ -259,8 +261,8 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # ---------------------------
 #
 # On a leaf that requires grad and is not an inference tensor, here a ``Parameter`` made outside
-# ``torch.inference_mode()``, and on a view of such a leaf taken in grad mode,
-# here a row of a 2-d ``Parameter``, the same shift is refused with another message while grad mode
+# ``torch.inference_mode()``, and on a view of such a leaf taken in grad mode by slicing, indexing or ``view()``
+# with a shape, here a row of a 2-d ``Parameter``, the same shift is refused with another message while grad mode
 # is on; under ``torch.no_grad()`` or ``torch.inference_mode()`` the leaf and a contiguous view of it,
 # such as that row, get the message above, while a view of it that is not contiguous may run with no
 # error and write wrong values, as a column ``[:, 0]`` and ``[::2]`` do. A
@@ -272,7 +274,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # in the views of either tensor tried here, in those modes, the shift was refused with the message
 # above exactly where each side, ``t[1:]`` and ``t[:-1]``, fills one block of memory with no gaps, in
 # any order of its dimensions, so ``transpose(1, 2)`` of a 3-d tensor, which is not contiguous, is
-# refused too. With grad mode on, other kinds of view
+# refused too. With grad mode on, some other kinds of view
 # of a tensor that requires grad and is not an inference tensor get other messages, in which autograd says why it does not allow
 # such a view to be modified in place; among them these three: an output of ``unbind()`` (iterating over a tensor,
 # ``for row in x``, calls it), ``split()``, ``chunk()`` or ``split_with_sizes()``; a view taken under
@@ -340,8 +342,8 @@ contiguous_views = (lambda: parameter()[:], lambda: parameter().view(5), lambda:
                     lambda: torch.nn.Parameter(torch.zeros(3, 5))[1])
 column_view = (lambda: torch.nn.Parameter(torch.zeros(5, 3))[:, 0],)
 assert {refused_with(torch.enable_grad, view) for view in contiguous_views + column_view} == leaf_messages, (
-    "with grad on, a view of a leaf taken in grad mode by slicing, indexing or view(), of any layout, gets the leaf's "
-    "message")
+    "with grad on, a view of a leaf taken in grad mode by slicing, indexing or view() with a shape, of any layout, gets "
+    "the leaf's message")
 assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in contiguous_views} == {
     message}, "under no_grad and inference_mode, a contiguous view of a leaf gets the message above"
 not_views = (lambda: torch.arange(5.0, requires_grad=True) * 2, lambda: parameter() + 0, lambda: parameter()[:].clone(),
@@ -854,10 +856,11 @@ assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with 
 
 # %%
 # On a leaf that requires grad and is not an inference tensor, and on a view of one taken in grad mode by slicing,
-# indexing or ``view()``,
+# indexing or ``view()`` with a shape,
 # the cloned shift is refused too while grad mode is on, with the leaf's message from above. Under
 # ``torch.no_grad()`` it gives the intended shift; both still require grad, and the ``Parameter`` is still
-# a leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three kinds of
+# a leaf. Through the leaf's ``detach()`` or ``view(dtype)``, which do not require grad, the cloned shift runs even
+# with grad mode on, and writes into the leaf. Below, the ``Parameter`` and the row of one from above. With grad mode on, the three kinds of
 # view named above, of such a leaf or of a non-leaf that requires grad (for a view taken under ``torch.no_grad()`` or
 # ``torch.inference_mode()``, unless that tensor is a view whose ``_base`` does not require grad), refuse the cloned
 # shift too, each with autograd's message. Under ``torch.no_grad()`` it writes the intended values into them as well, but
@@ -906,10 +909,30 @@ def cloned_shift_under_no_grad(make_tensor):
 
 
 assert {cloned_refused_in_grad_mode(make) for make in leaf_and_views} == leaf_messages, (
-    "with grad on, the cloned shift of a leaf that requires grad, or of a view of one by slicing, indexing or view(), "
-    "gets the leaf's message")
+    "with grad on, the cloned shift of a leaf that requires grad, or of a view of one by slicing, indexing or view() "
+    "with a shape, gets the leaf's message")
 assert all(cloned_shift_under_no_grad(make) for make in leaf_and_views), (
     "under no_grad, the cloned shift of a leaf that requires grad, and of its views, gives the intended shift")
+unrecorded_views = [(make, take) for make in (parameter, lambda: torch.nn.Parameter(torch.arange(12.0).reshape(3, 4)),
+                                               lambda: torch.nn.Parameter(torch.arange(24.0).reshape(2, 3, 4).transpose(0, 1)),
+                                               lambda: torch.arange(5.0, dtype=torch.float64, requires_grad=True), view_leaf)
+                    for take in (lambda x: x.detach(), lambda x: x.view(x.dtype), lambda x: x.view(torch.int32),
+                                 lambda x: x.view(torch.bool))]
+
+
+def shift_through_unrecorded_view(make_leaf, take):
+    leaf = make_leaf()
+    before, view = leaf.detach().clone(), take(leaf)
+    intended = torch.cat((view[:1], view[:-1])).clone()
+    plain = refused_with(torch.enable_grad, lambda: take(make_leaf()))
+    return (leaf.is_leaf and leaf.requires_grad and not view.requires_grad and plain in (message, None)
+            and cloned_refused_in_grad_mode(lambda: view) is None and torch.equal(view, intended)
+            and leaf._version == 1 and not torch.equal(leaf.detach(), before))
+
+
+assert all(shift_through_unrecorded_view(make, take) for make, take in unrecorded_views), (
+    "with grad on, the detach() and view(dtype) of a leaf that requires grad do not require grad and get neither the "
+    "leaf's message nor autograd's; their cloned shift runs and writes into the leaf")
 autograd_views = (*multiple_outputs, *quiet_views, *inference_views, lambda: ViewOut.apply(parameter()),
                   lambda: ViewOut.apply(torch.arange(5.0, requires_grad=True) * 2))
 assert all((cloned_refused_in_grad_mode(view) or "").startswith("Output 0 of Slice is a view") and (
@@ -1011,7 +1034,7 @@ for step, obs in enumerate(observations):
 # every second element of a longer tensor, on a column and on a transpose of a 3 x 3 tensor, and along the second
 # dimension of a 2-d tensor, ran without an error and wrote wrong values. Cloning the source,
 # ``t[1:] = t[:-1].clone()``, gave the intended shift every time the page ran it, except with grad mode on for such a
-# leaf, for views of one, and for the three kinds of view of a tensor that requires grad
+# leaf, for its views by slicing, indexing or ``view()`` with a shape, and for the three kinds of view of a tensor that requires grad
 # named above (outputs of ``unbind()``, ``split()``, ``chunk()`` or ``split_with_sizes()``, views taken under
 # ``torch.no_grad()`` or ``torch.inference_mode()`` of a tensor that requires grad, unless that tensor is a view whose
 # ``_base`` does not require grad, views that a custom ``autograd.Function`` returns), and outside ``torch.inference_mode()`` for an inference tensor; under

@@ -545,8 +545,8 @@ assert w.t().clone().stride() == w.t().stride() != w.t().contiguous().stride(), 
 # Conclusion
 # ----------
 #
-# ``expand`` and ``view`` never copy, ``repeat`` always does. ``contiguous()`` (with its default
-# ``memory_format``) copies only a non-contiguous tensor, and returns a contiguous one itself. ``clone()`` always copies, with the
+# ``expand`` and ``view`` never copy, ``repeat`` always does. On a tensor of the default strided layout that is not
+# nested, ``contiguous()`` (with its default ``memory_format``) copies only a non-contiguous tensor, and returns a contiguous one itself. ``clone()`` always copies, with the
 # source's strides where the source is dense, so its result may still refuse ``view``. On a float32,
 # float64, bfloat16, int64, bool or complex64 tensor of the default strided layout that is not nested,
 # ``reshape`` and ``flatten`` give a view exactly where ``view`` runs, so by the strides, not by the

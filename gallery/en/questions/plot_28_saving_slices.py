@@ -342,8 +342,8 @@ assert t.device.type == "cpu" and all(
 # ``contiguous()`` is not enough
 # ------------------------------
 #
-# Called without arguments (the default ``memory_format``), ``contiguous()`` copies only a tensor
-# that is not contiguous already. ``t[:3]`` is contiguous,
+# Called without arguments (the default ``memory_format``) on a tensor of the default strided layout that is not
+# nested, ``contiguous()`` copies only a tensor that is not contiguous already. ``t[:3]`` is contiguous,
 # so ``head.contiguous()`` is ``head`` itself, the same object, and saves the whole storage. Of
 # the views above it copies only those that are not contiguous (every second element, ``t[::2]``, the column and the
 # transpose); the slices, the chunk, the row and the ``view`` and ``reshape`` of a slice stay views of ``t``, so
@@ -504,7 +504,7 @@ assert entries["embedding.weight"] is not entries["decoder.weight"] and all(
 #
 # A ``torch.multiprocessing`` queue does not write a file, but it sends storages too: it moves the
 # storage of a non-empty tensor torch allocated, not yet in shared memory, into shared memory and hands the receiver a
-# tensor on it; it refuses a non-leaf that requires grad (see below). The child below
+# tensor on it; it refuses a non-leaf that requires grad and an mkldnn tensor (see below). The child below
 # (started with the ``fork`` method, as in :ref:`questions-processes`) takes one tensor from its
 # inbox and answers with its shape and its storage's size: ``t[:3]`` arrives over all 400 000
 # bytes, and the whole storage of ``t`` moved into shared memory (``t.is_shared()``); a clone
@@ -514,7 +514,10 @@ assert entries["embedding.weight"] is not entries["decoder.weight"] and all(
 # queue pickles with, refuses it, so the queue drops it and the receiver gets nothing, as
 # :ref:`questions-processes` shows. Send its ``detach()``: that pickles, and moves the storage of
 # ``weights`` into shared memory. A slice taken under ``torch.no_grad()`` is a leaf that requires
-# grad: it pickles too, and moves the storage of ``weights`` into shared memory as well.
+# grad: it pickles too, and moves the storage of ``weights`` into shared memory as well. ``ForkingPickler`` also
+# refuses an mkldnn tensor (made by ``to_mkldnn()``), with
+# ``NotImplementedError: Cannot access storage of OpaqueTensorImpl``, so the queue drops it too: send its
+# ``to_dense()``, which pickles and goes into shared memory.
 
 from multiprocessing.reduction import ForkingPickler
 
@@ -567,6 +570,30 @@ with torch.no_grad():
 assert quiet_slice.is_leaf and quiet_slice.requires_grad, "a slice taken under no_grad is a leaf that requires grad"
 assert ForkingPickler.dumps(quiet_slice) and quiet_weights.is_shared(), (
     "the slice taken under no_grad pickles, and moves the storage of its tensor into shared memory")
+
+
+def pickling_error(tensor):
+    try:
+        ForkingPickler.dumps(tensor)
+    except (RuntimeError, NotImplementedError) as e:
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+on_mkldnn = torch.arange(4.0).to_mkldnn()
+dense_copy = on_mkldnn.to_dense()
+assert pickling_error(on_mkldnn) == "NotImplementedError: Cannot access storage of OpaqueTensorImpl" and (
+    pickling_error(dense_copy) is None and dense_copy.is_shared()), (
+    "ForkingPickler refuses an mkldnn tensor; its to_dense() pickles and moves into shared memory")
+with torch.inference_mode():
+    made_in_inference = torch.arange(4.0)
+other_kinds = {torch.eye(3).to_sparse(): lambda x: x.values(),
+               torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged): lambda x: x.values(),
+               torch.arange(4.0).to(torch.complex64).conj(): lambda x: x, made_in_inference: lambda x: x}
+assert all(not values_of(kind).is_shared() for kind, values_of in other_kinds.items()) and all(
+    pickling_error(kind) is None and values_of(kind).is_shared() for kind, values_of in other_kinds.items()), (
+    "a sparse COO, a jagged nested, a conjugate-view and an inference tensor pickle, and their memory moves into "
+    "shared memory")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -700,6 +727,6 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # when its storage starts where the tensor's does; one whose storage starts further in, such as
 # ``torch.from_numpy(t[2:].numpy())``, saves. A ``torch.multiprocessing`` queue, and so a ``DataLoader`` worker whose batch holds the view
 # itself (``batch_size=None``, or a ``collate_fn`` that does not stack, such as ``list``), also sends the whole
-# storage of a view; the queue refuses a non-leaf that requires grad, so send its
-# ``detach()``. A ``meta`` tensor holds no data: a view of one, even saved in one call with another
+# storage of a view; the queue drops a non-leaf that requires grad (send its ``detach()``) and an mkldnn tensor (send
+# its ``to_dense()``). A ``meta`` tensor holds no data: a view of one, even saved in one call with another
 # view of its tensor, comes back at offset 0 over a storage that ends at its last element.

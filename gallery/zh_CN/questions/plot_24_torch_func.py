@@ -278,8 +278,8 @@ else:
 # -------------------
 #
 # 下面这些也都报错：``item()``、``tolist()``、``numpy()`` 和 ``np.asarray(t)``，它们要把批量张量变成 Python 数值或数组；``data_ptr()``、
-# ``untyped_storage()``、``__dlpack__()`` 和 ``torch.utils.dlpack.to_dlpack(t)``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和原地的 ``add_``
-# 都能运行（``add_`` 写进了传给 ``vmap`` 的张量）。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是第一行（``batch[0]``）的值，每一行都一样：默认（``chunk_size=None``）时函数对整批只运行一次。``vmap(f, chunk_size=k)``
+# ``untyped_storage()``、``__dlpack__()`` 和 ``torch.utils.dlpack.to_dlpack(t)``，它们要交出它的内存；还有给 ``.data`` 赋值。``detach()``、``clone()`` 和对不需要梯度的张量做的原地
+# ``add_`` 都能运行（``add_`` 写进了传给 ``vmap`` 的张量）。读取张量布局的操作也并非都会报错：``stride()`` 和 ``storage_offset()`` 可以运行，给出的是第一行（``batch[0]``）的值，每一行都一样：默认（``chunk_size=None``）时函数对整批只运行一次。``vmap(f, chunk_size=k)``
 # 则每 ``k`` 行为一块，每块运行一次函数，每次读到的是这一块第一行的值：``chunk_size=1`` 时，读到的就是每一行自己的值。``repr()`` 也能运行，显示的是一个 ``BatchedTensor``。
 
 calls = {
@@ -305,7 +305,8 @@ for call, f in {"t.detach()": lambda t: t.detach(), "t.clone()": lambda t: t.clo
 edited = batch.clone()
 vmap(lambda t: t.add_(1))(edited)
 print("t.add_(1) on edited:", edited)
-assert torch.equal(edited, batch + 1), "an in-place add_ under vmap wrote into the tensor given to vmap"
+assert not edited.requires_grad and torch.equal(edited, batch + 1), (
+    "an in-place add_ under vmap wrote into the tensor given to vmap, which does not require grad")
 layout = {}
 
 
@@ -698,5 +699,5 @@ assert torch.allclose(tensors["bias"], model.bias), "the biases agree too"
 #
 # ``functional_call`` 在一次调用里把字典里的张量换进模块，结束后再换回模块自己的（在模型里出现两次的层不会换回，除非 ``tie_weights=False`` 且字典里只有它的一个名字）：两个方向都不复制，所以梯度和原地更新的缓冲区都落在字典里（字典里没有的参数或缓冲区是模块自己的，梯度或更新就落在模块里；默认情况下，与字典里某个权重共享的权重用的是字典里的张量）。调用结束时，它把换出来的张量写回字典：对于在模型里出现两次的层，字典里两个名字都有时，排在后面的那个名字随后对应的是这一层自己的参数，排在前面的那个名字对应的是原先在后一个名字下传入的张量。``torch.func.grad``
 # 不需要 ``requires_grad``，也不用 ``.grad`` 就能算出梯度。``vmap`` 是最内层的变换时，批量张量的 ``.data`` 会报错，把批量张量变成
-# Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、``add_``、``stride()``
-# 和 ``repr()`` 都能运行。在 ``vmap(grad(f))`` 里，``f`` 中的 ``.data`` 能运行，得到每一行的值，而 ``item()`` 仍会报错。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。
+# Python 数值或数组的调用（``item()``、``tolist()``、``numpy()``、``np.asarray``）和交出它内存的调用（``data_ptr()``、``untyped_storage()``、DLPack）也会报错；``detach()``、``clone()``、对不需要梯度的张量做的
+# ``add_``、``stride()`` 和 ``repr()`` 都能运行。在 ``vmap(grad(f))`` 里，``f`` 中的 ``.data`` 能运行，得到每一行的值，而 ``item()`` 仍会报错。函数里用 ``torch.zeros`` 新建的张量，不能原地接收每一行的值：改用 ``x.new_zeros`` 或 ``torch.zeros_like(x)`` 新建，或者把结果堆叠起来（``torch.stack``）。

@@ -15,7 +15,7 @@
 
 原地（in-place）把至少有 3 行的非空连续稠密 CPU 张量（布局为 ``torch.strided``，不是嵌套张量）平移一位（``t[1:] = t[:-1]``）会报错（本页运行的 18 种 dtype 都是如此，从 ``bool`` 和各种整数类型到 float8、复数和量化类型）：``RuntimeError: unsupported operation: some elements of the
 input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor
-before performing the operation.`` jagged 嵌套张量（布局为 ``torch.jagged``）和 mkldnn 张量（``to_mkldnn()``）得到的则是另一条报错，因为 torch 拒绝对它们取 ``t[:-1]``。需要梯度、又不是推理张量（inference tensor）的叶子张量（leaf tensor），如在 ``torch.inference_mode()`` 之外创建的 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` ``t[1:] = t[:-1].clone()`` 也会得到这条报错；在 ``torch.no_grad()`` 下则能正确完成平移。梯度模式开启时，需要梯度、不是推理张量的张量（无论是否叶子张量）的另一些视图得到的则是自动求导（autograd）对这类视图的报错（先克隆源也一样），其中有以下三类：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图（除非这个张量是 ``_base`` 不需要梯度的视图；``_base`` 是 torch 的内部属性，指向视图所用内存所属的那个张量），``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``），以及自定义 ``autograd.Function`` 返回的视图。推理张量，例如 ``torch.inference_mode()`` 在新内存中创建的张量，或者在该模式下构建的模型的参数（在该模式下创建的 ``Parameter``，是需要梯度的叶子张量），在推理模式之外会拒绝先克隆源的平移，即使在 ``torch.no_grad()`` 下也一样，报错为 ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed``，而且报错时平移后的值已经写入；在推理模式之内，先克隆源的平移可以正常完成。这样的 ``Parameter`` 做 ``t[1:] = t[:-1]`` 时，得到的是上面第一条报错信息，梯度模式开启时也一样。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
+before performing the operation.`` jagged 嵌套张量（布局为 ``torch.jagged``）和 mkldnn 张量（``to_mkldnn()``）得到的则是另一条报错，因为 torch 拒绝对它们取 ``t[:-1]``。需要梯度、又不是推理张量（inference tensor）的叶子张量（leaf tensor），如在 ``torch.inference_mode()`` 之外创建的 ``Parameter``，或者在梯度模式（grad mode）下通过切片、索引或按形状的 ``view()`` 取得的它的视图（view），在梯度模式开启时会得到另一条报错：``RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`` ``t[1:] = t[:-1].clone()`` 也会得到这条报错；在 ``torch.no_grad()`` 下则能正确完成平移。梯度模式开启时，需要梯度、不是推理张量的张量（无论是否叶子张量）的另一些视图得到的则是自动求导（autograd）对这类视图的报错（先克隆源也一样），其中有以下三类：在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图（除非这个张量是 ``_base`` 不需要梯度的视图；``_base`` 是 torch 的内部属性，指向视图所用内存所属的那个张量），``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``），以及自定义 ``autograd.Function`` 返回的视图。这种叶子张量的 ``detach()`` 和 ``view(dtype)`` 是自动求导不记录的视图，不需要梯度，既得不到叶子张量的那条报错，也得不到自动求导的报错：先克隆源时，它们的平移在梯度模式开启时照常运行，并写入叶子张量。推理张量，例如 ``torch.inference_mode()`` 在新内存中创建的张量，或者在该模式下构建的模型的参数（在该模式下创建的 ``Parameter``，是需要梯度的叶子张量），在推理模式之外会拒绝先克隆源的平移，即使在 ``torch.no_grad()`` 下也一样，报错为 ``RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed``，而且报错时平移后的值已经写入；在推理模式之内，先克隆源的平移可以正常完成。这样的 ``Parameter`` 做 ``t[1:] = t[:-1]`` 时，得到的是上面第一条报错信息，梯度模式开启时也一样。本页说明原因（源与目标在同一个存储上共有三个元素），运行另外几种源与目标重叠的写入（有的被拒绝，有的不报错），展示同样的平移用在较长张量每隔一个取出的元素上、一列上、转置上，或沿第二维进行（``w[:, 1:] = w[:, :-1]``）时，不报错却写错值，最后在每一步原地平移一个观测值窗口，平移前先克隆源。
 """
 
 # %%
@@ -231,7 +231,7 @@ assert torch.equal(t, torch.arange(5.0)), "the refused write leaves t as it was"
 # 需要梯度的张量
 # --------------
 #
-# 在需要梯度、又不是推理张量的叶子张量（这里是在 ``torch.inference_mode()`` 之外创建的 ``Parameter``）上，以及在梯度模式下取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，这个叶子张量和它的连续视图（比如那一行）得到的都是上面那条报错信息，而它不连续的视图可能不报错，写入错误的值，一列 ``[:, 0]`` 和 ``[::2]`` 就是这样。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的连续视图也一样；它不连续的视图则可能在这三种模式下都不报错，写入错误的值，``[::2]`` 和二维张量的一列就是这样，和下文“没被拦下的同一平移”一节里的那些布局一样。起决定作用的并不是连续与否：这里试过的两种张量的视图，在上述模式下，恰好在两边 ``t[1:]`` 和 ``t[:-1]`` 各自不留空隙地占满一整块内存（维度顺序不限）时，平移以上面那条报错信息被拒绝，所以三维张量的 ``transpose(1, 2)`` 虽然不连续，也会被拒绝。梯度模式开启时，需要梯度、不是推理张量的张量还有一些视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图，其中有以下三类：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量取得的视图（该张量本身若是 ``_base`` 不需要梯度的视图则除外，例如下文的叶子张量）；自定义 ``autograd.Function`` 返回的视图。在 ``torch.inference_mode()`` 下创建的 ``Parameter``，比如在该模式下构建的模型的参数，是推理张量：它是叶子张量，也需要梯度，但它的平移在这三种模式下得到的都是上面那条报错信息。
+# 在需要梯度、又不是推理张量的叶子张量（这里是在 ``torch.inference_mode()`` 之外创建的 ``Parameter``）上，以及在梯度模式下通过切片、索引或按形状的 ``view()`` 取得的这种叶子张量的视图（这里是二维 ``Parameter`` 的一行）上，梯度模式开启时，同样的平移会以另一条报错信息被拒绝；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下，这个叶子张量和它的连续视图（比如那一行）得到的都是上面那条报错信息，而它不连续的视图可能不报错，写入错误的值，一列 ``[:, 0]`` 和 ``[::2]`` 就是这样。需要梯度的连续张量如果既不是叶子张量也不是视图（这里是 ``arange(5.0, requires_grad=True) * 2``），在这三种模式下得到的都是上面那条报错信息；通过切片、``view()`` 或 ``tensor_split()`` 取得的它的连续视图也一样；它不连续的视图则可能在这三种模式下都不报错，写入错误的值，``[::2]`` 和二维张量的一列就是这样，和下文“没被拦下的同一平移”一节里的那些布局一样。起决定作用的并不是连续与否：这里试过的两种张量的视图，在上述模式下，恰好在两边 ``t[1:]`` 和 ``t[:-1]`` 各自不留空隙地占满一整块内存（维度顺序不限）时，平移以上面那条报错信息被拒绝，所以三维张量的 ``transpose(1, 2)`` 虽然不连续，也会被拒绝。梯度模式开启时，需要梯度、不是推理张量的张量还有一些视图得到的是别的报错信息，自动求导在其中说明为什么不允许原地修改这样的视图，其中有以下三类：``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出（遍历张量时，如 ``for row in x``，调用的就是 ``unbind()``）；在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量取得的视图（该张量本身若是 ``_base`` 不需要梯度的视图则除外，例如下文的叶子张量）；自定义 ``autograd.Function`` 返回的视图。在 ``torch.inference_mode()`` 下创建的 ``Parameter``，比如在该模式下构建的模型的参数，是推理张量：它是叶子张量，也需要梯度，但它的平移在这三种模式下得到的都是上面那条报错信息。
 
 
 def shift_in(mode, g):
@@ -292,8 +292,8 @@ contiguous_views = (lambda: parameter()[:], lambda: parameter().view(5), lambda:
                     lambda: torch.nn.Parameter(torch.zeros(3, 5))[1])
 column_view = (lambda: torch.nn.Parameter(torch.zeros(5, 3))[:, 0],)
 assert {refused_with(torch.enable_grad, view) for view in contiguous_views + column_view} == leaf_messages, (
-    "with grad on, a view of a leaf taken in grad mode by slicing, indexing or view(), of any layout, gets the leaf's "
-    "message")
+    "with grad on, a view of a leaf taken in grad mode by slicing, indexing or view() with a shape, of any layout, gets "
+    "the leaf's message")
 assert {refused_with(quiet, view) for quiet in (torch.no_grad, torch.inference_mode) for view in contiguous_views} == {
     message}, "under no_grad and inference_mode, a contiguous view of a leaf gets the message above"
 not_views = (lambda: torch.arange(5.0, requires_grad=True) * 2, lambda: parameter() + 0, lambda: parameter()[:].clone(),
@@ -778,7 +778,7 @@ print("t:", t)
 assert torch.equal(t, torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0])), "the shift with a cloned source works"
 
 # %%
-# 在需要梯度、又不是推理张量的叶子张量上，以及在梯度模式下通过切片、索引或 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。梯度模式开启时，上文列出的三类视图，无论取自这样的叶子张量还是需要梯度的非叶子张量（在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，那个张量是 ``_base`` 不需要梯度的视图时除外），也都拒绝先克隆源的平移，各自报自动求导的那条报错信息。在 ``torch.no_grad()`` 下，先克隆源的平移同样能把预期的值写进这些视图，但此后梯度模式开启时，对这样的视图做运算（``v.sum()``），甚至只是读取它的 ``grad_fn``，都会报错：它的基张量（base tensor）或基张量的另一个视图已被原地修改。对它的基张量做运算则不会报错。推理张量（包括在 ``torch.inference_mode()`` 下创建的 ``Parameter``）在推理模式之外，无论梯度模式开启还是在 ``torch.no_grad()`` 下，都会拒绝先克隆源的平移，而且报错时平移后的值已经写入；在推理模式之内，先克隆源的平移可以正常完成。
+# 在需要梯度、又不是推理张量的叶子张量上，以及在梯度模式下通过切片、索引或按形状的 ``view()`` 取得的它的视图上，梯度模式开启时，先克隆源的平移同样会被拒绝，报的是上面那条针对叶子张量的报错信息。在 ``torch.no_grad()`` 下，它能正确完成平移；两者仍然需要梯度，``Parameter`` 也仍是叶子张量。通过叶子张量不需要梯度的 ``detach()`` 或 ``view(dtype)``，先克隆源的平移即使在梯度模式开启时也照常运行，并写入叶子张量。下面用的是上文的 ``Parameter`` 和二维 ``Parameter`` 的那一行。梯度模式开启时，上文列出的三类视图，无论取自这样的叶子张量还是需要梯度的非叶子张量（在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下取得的视图，那个张量是 ``_base`` 不需要梯度的视图时除外），也都拒绝先克隆源的平移，各自报自动求导的那条报错信息。在 ``torch.no_grad()`` 下，先克隆源的平移同样能把预期的值写进这些视图，但此后梯度模式开启时，对这样的视图做运算（``v.sum()``），甚至只是读取它的 ``grad_fn``，都会报错：它的基张量（base tensor）或基张量的另一个视图已被原地修改。对它的基张量做运算则不会报错。推理张量（包括在 ``torch.inference_mode()`` 下创建的 ``Parameter``）在推理模式之外，无论梯度模式开启还是在 ``torch.no_grad()`` 下，都会拒绝先克隆源的平移，而且报错时平移后的值已经写入；在推理模式之内，先克隆源的平移可以正常完成。
 
 
 def cloned_shift_in(mode, g):
@@ -820,10 +820,30 @@ def cloned_shift_under_no_grad(make_tensor):
 
 
 assert {cloned_refused_in_grad_mode(make) for make in leaf_and_views} == leaf_messages, (
-    "with grad on, the cloned shift of a leaf that requires grad, or of a view of one by slicing, indexing or view(), "
-    "gets the leaf's message")
+    "with grad on, the cloned shift of a leaf that requires grad, or of a view of one by slicing, indexing or view() "
+    "with a shape, gets the leaf's message")
 assert all(cloned_shift_under_no_grad(make) for make in leaf_and_views), (
     "under no_grad, the cloned shift of a leaf that requires grad, and of its views, gives the intended shift")
+unrecorded_views = [(make, take) for make in (parameter, lambda: torch.nn.Parameter(torch.arange(12.0).reshape(3, 4)),
+                                               lambda: torch.nn.Parameter(torch.arange(24.0).reshape(2, 3, 4).transpose(0, 1)),
+                                               lambda: torch.arange(5.0, dtype=torch.float64, requires_grad=True), view_leaf)
+                    for take in (lambda x: x.detach(), lambda x: x.view(x.dtype), lambda x: x.view(torch.int32),
+                                 lambda x: x.view(torch.bool))]
+
+
+def shift_through_unrecorded_view(make_leaf, take):
+    leaf = make_leaf()
+    before, view = leaf.detach().clone(), take(leaf)
+    intended = torch.cat((view[:1], view[:-1])).clone()
+    plain = refused_with(torch.enable_grad, lambda: take(make_leaf()))
+    return (leaf.is_leaf and leaf.requires_grad and not view.requires_grad and plain in (message, None)
+            and cloned_refused_in_grad_mode(lambda: view) is None and torch.equal(view, intended)
+            and leaf._version == 1 and not torch.equal(leaf.detach(), before))
+
+
+assert all(shift_through_unrecorded_view(make, take) for make, take in unrecorded_views), (
+    "with grad on, the detach() and view(dtype) of a leaf that requires grad do not require grad and get neither the "
+    "leaf's message nor autograd's; their cloned shift runs and writes into the leaf")
 autograd_views = (*multiple_outputs, *quiet_views, *inference_views, lambda: ViewOut.apply(parameter()),
                   lambda: ViewOut.apply(torch.arange(5.0, requires_grad=True) * 2))
 assert all((cloned_refused_in_grad_mode(view) or "").startswith("Output 0 of Slice is a view") and (
@@ -913,4 +933,4 @@ for step, obs in enumerate(observations):
 # 小结
 # ----
 #
-# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的一行的 ``torch.sum``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度、不是推理张量的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在这样的叶子张量及其视图上、用在需要梯度的张量的上文列出的三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量（``_base`` 不需要梯度的视图除外）取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移；只是在 ``torch.no_grad()`` 下平移之后，梯度模式开启时对那三类视图做运算会报错，对它们的基张量做运算则不会。
+# 源与目标重叠而不是逐元素对应（源的某个元素落在目标的另一个元素上）的写入，如 ``t[1:] = t[:-1]`` 或 ``s.add_(s.t())``，在本页运行的形式中有七种被拒绝，报的都是本页引用的那条报错信息；重叠也属这一类的 ``masked_scatter_``，以及 ``out=`` 设为自己输入的一行的 ``torch.sum``，运行时都没有报错，结果却与先克隆源的同一写入不同。梯度模式开启时，在需要梯度、不是推理张量的叶子张量上，以及在这种叶子张量的一行上，这次平移也被拒绝，报的是对叶子张量的视图做原地写入的那条错误，先克隆源也一样。同样的平移用在较长张量每隔一个取出的元素上，用在 3×3 张量的一列或转置上，或沿二维张量的第二维进行时，没有报错，却写出了错误的值。先克隆源（``t[1:] = t[:-1].clone()``），本页每次运行都得到了预期的平移，只有梯度模式开启时用在这样的叶子张量及其通过切片、索引或按形状的 ``view()`` 取得的视图上、用在需要梯度的张量的上文列出的三类视图上（``unbind()``、``split()``、``chunk()`` 或 ``split_with_sizes()`` 的输出，在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下对需要梯度的张量（``_base`` 不需要梯度的视图除外）取得的视图，自定义 ``autograd.Function`` 返回的视图），以及在 ``torch.inference_mode()`` 之外用在推理张量上除外；前者改在 ``torch.no_grad()`` 下、后者改在 ``torch.inference_mode()`` 之内运行，也得到了预期的平移；只是在 ``torch.no_grad()`` 下平移之后，梯度模式开启时对那三类视图做运算会报错，对它们的基张量做运算则不会。

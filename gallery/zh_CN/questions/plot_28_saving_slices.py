@@ -313,7 +313,7 @@ assert t.device.type == "cpu" and all(
 # 只调用 ``contiguous()`` 不够
 # ----------------------------
 #
-# 不带参数调用（默认的 ``memory_format``）时，``contiguous()`` 只复制本来不连续的张量。``t[:3]`` 是连续的，所以 ``head.contiguous()`` 就是 ``head`` 本身，是同一个对象，保存时仍写出整块存储。上面那些视图中，它只复制不连续的三种：隔一取一的 ``t[::2]``、取出的一列和转置；切片、分出的块、一行以及切片的 ``view`` 和 ``reshape`` 仍是 ``t`` 的视图。总会复制的是 ``clone()``。
+# 对默认 strided 布局、非嵌套的张量不带参数调用（默认的 ``memory_format``）时，``contiguous()`` 只复制本来不连续的张量。``t[:3]`` 是连续的，所以 ``head.contiguous()`` 就是 ``head`` 本身，是同一个对象，保存时仍写出整块存储。上面那些视图中，它只复制不连续的三种：隔一取一的 ``t[::2]``、取出的一列和转置；切片、分出的块、一行以及切片的 ``view`` 和 ``reshape`` 仍是 ``t`` 的视图。总会复制的是 ``clone()``。
 
 t = torch.arange(100_000, dtype=torch.float32)
 head = t[:3]
@@ -446,7 +446,7 @@ assert entries["embedding.weight"] is not entries["decoder.weight"] and all(
 # 发往另一个进程的视图带着它的存储
 # --------------------------------
 #
-# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配、还不在共享内存里的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量；它拒绝需要梯度的非叶子张量（non-leaf tensor），见下文。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 40 万字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。``weights`` 是需要梯度的叶子张量（leaf tensor），在梯度模式（grad mode）下取的切片是需要梯度的非叶子张量：队列用来序列化的 ``ForkingPickler`` 会拒绝它，于是队列把它丢掉，接收方什么也收不到，见 :ref:`“多进程”那一页 <questions-processes>`。要发送的是它的 ``detach()``：这个能序列化，并把 ``weights`` 的存储移到共享内存。在 ``torch.no_grad()`` 下取的切片则是需要梯度的叶子张量，它也能序列化，同样把 ``weights`` 的存储移到共享内存。
+# ``torch.multiprocessing`` 队列不写文件，但发送的也是存储：它把 torch 自己分配、还不在共享内存里的非空张量的存储移到共享内存（shared memory），交给接收方一个在这块内存上的张量；它拒绝需要梯度的非叶子张量（non-leaf tensor）和 mkldnn 张量，见下文。下面的子进程（和 :ref:`“多进程”那一页 <questions-processes>` 一样用 ``fork`` 方式启动）从收件队列取出一个张量，回复它的形状和存储大小：``t[:3]`` 到达时带着全部 40 万字节，``t`` 的整块存储都移到了共享内存（见 ``t.is_shared()``）；克隆到达时只有 12 字节，而它的源张量 ``kept`` 的存储留在原处，没有移进共享内存（``kept.is_shared()`` 为 False）。``weights`` 是需要梯度的叶子张量（leaf tensor），在梯度模式（grad mode）下取的切片是需要梯度的非叶子张量：队列用来序列化的 ``ForkingPickler`` 会拒绝它，于是队列把它丢掉，接收方什么也收不到，见 :ref:`“多进程”那一页 <questions-processes>`。要发送的是它的 ``detach()``：这个能序列化，并把 ``weights`` 的存储移到共享内存。在 ``torch.no_grad()`` 下取的切片则是需要梯度的叶子张量，它也能序列化，同样把 ``weights`` 的存储移到共享内存。``ForkingPickler`` 也拒绝 mkldnn 张量（由 ``to_mkldnn()`` 得到），报错为 ``NotImplementedError: Cannot access storage of OpaqueTensorImpl``，所以队列同样把它丢掉：要发送的是它的 ``to_dense()``，这个能序列化，并进入共享内存。
 
 from multiprocessing.reduction import ForkingPickler
 
@@ -499,6 +499,30 @@ with torch.no_grad():
 assert quiet_slice.is_leaf and quiet_slice.requires_grad, "a slice taken under no_grad is a leaf that requires grad"
 assert ForkingPickler.dumps(quiet_slice) and quiet_weights.is_shared(), (
     "the slice taken under no_grad pickles, and moves the storage of its tensor into shared memory")
+
+
+def pickling_error(tensor):
+    try:
+        ForkingPickler.dumps(tensor)
+    except (RuntimeError, NotImplementedError) as e:
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+on_mkldnn = torch.arange(4.0).to_mkldnn()
+dense_copy = on_mkldnn.to_dense()
+assert pickling_error(on_mkldnn) == "NotImplementedError: Cannot access storage of OpaqueTensorImpl" and (
+    pickling_error(dense_copy) is None and dense_copy.is_shared()), (
+    "ForkingPickler refuses an mkldnn tensor; its to_dense() pickles and moves into shared memory")
+with torch.inference_mode():
+    made_in_inference = torch.arange(4.0)
+other_kinds = {torch.eye(3).to_sparse(): lambda x: x.values(),
+               torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)], layout=torch.jagged): lambda x: x.values(),
+               torch.arange(4.0).to(torch.complex64).conj(): lambda x: x, made_in_inference: lambda x: x}
+assert all(not values_of(kind).is_shared() for kind, values_of in other_kinds.items()) and all(
+    pickling_error(kind) is None and values_of(kind).is_shared() for kind, values_of in other_kinds.items()), (
+    "a sparse COO, a jagged nested, a conjugate-view and an inference tensor pickle, and their memory moves into "
+    "shared memory")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -606,4 +630,4 @@ assert storages == {(16 * 128 * 4, 128 * 4)}, "each row's file holds the batch, 
 # 小结
 # ----
 #
-# 在 CPU 上，``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列、转置或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每个存储对象只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享；经由会另建存储对象的途径（``torch.from_numpy``、``torch.from_dlpack``、``torch.frombuffer``；``.data`` 和 ``detach()`` 用的是原张量自己的存储对象）落到同一块内存上、dtype 相同的张量，即使在一次调用中保存，加载后也互不共享。dtype 不同时，若这样的张量的存储与原张量的存储起始于同一地址，则与同一张量的视图一样会报错；存储从更靠后的位置开始的，如 ``torch.from_numpy(t[2:].numpy())``，可以保存。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列拒绝需要梯度的非叶子张量，所以要发送它的 ``detach()``。``meta`` 张量没有数据：它的视图加载回来时偏移为 0，存储只到它的最后一个元素为止，即使与同一张量的另一个视图在一次调用中保存也是如此。
+# 在 CPU 上，``torch.save`` 写的是整块存储：保存切片、分出的块、有步长间隔的视图、一行、一列、转置或切片的 ``view``，都会写出它所在的整块存储，加载回来后这整块存储也全在内存里。``contiguous()`` 在默认的 ``memory_format`` 下对连续的视图原样返回；``clone()`` 让切片有自己的存储，文件里也就只有这些元素。一次调用中每个存储对象只写一次，所以以同一种 dtype 查看同一张量的几个视图和共享权重，加载后仍共享内存；分开调用保存的，加载后互不共享；经由会另建存储对象的途径（``torch.from_numpy``、``torch.from_dlpack``、``torch.frombuffer``；``.data`` 和 ``detach()`` 用的是原张量自己的存储对象）落到同一块内存上、dtype 相同的张量，即使在一次调用中保存，加载后也互不共享。dtype 不同时，若这样的张量的存储与原张量的存储起始于同一地址，则与同一张量的视图一样会报错；存储从更靠后的位置开始的，如 ``torch.from_numpy(t[2:].numpy())``，可以保存。``torch.multiprocessing`` 队列，以及批次里装的就是视图本身的 ``DataLoader`` worker（``batch_size=None``，或 ``collate_fn`` 不做堆叠，如 ``list``），发送视图时同样带上整块存储；队列会丢掉需要梯度的非叶子张量（要发送它的 ``detach()``）和 mkldnn 张量（要发送它的 ``to_dense()``）。``meta`` 张量没有数据：它的视图加载回来时偏移为 0，存储只到它的最后一个元素为止，即使与同一张量的另一个视图在一次调用中保存也是如此。
