@@ -1,4 +1,7 @@
-"""Named fact on what ``a.data = t`` accepts and refuses, run over every standard source, dtype and device.
+"""Named facts on what ``a.data = t`` accepts and refuses, run over every standard source, dtype and device, and on
+what it makes of a tensor given an inference tensor ``t``: an inference tensor keeping a counter of its own; and that
+``a.data = t``, like ``set_`` on ``a`` or on ``a.detach()``, ends the sharing of memory between the two, not of the
+version counter.
 Registered on import by :mod:`tensorfacts.facts`, whose module docstring says what a fact is.
 """
 
@@ -11,7 +14,9 @@ import torch
 
 from tensorfacts.fact_registry import scoped_fact
 from tensorfacts.general_facts import GRAD_SOURCES
-from tensorfacts.scope import Case
+from tensorfacts.meta_reasons import NEEDS_VALUES
+from tensorfacts.scope import VALUE_DEVICES, Case, Raised
+from tensorfacts.standard_sources import VERSIONED_SOURCES
 from tensorfacts.tensors import same_storage
 
 #: The phrases of torch's refusals of ``a.data = t``, and what each one checks.
@@ -140,3 +145,114 @@ def _setter_expected(case: Case) -> dict[str, str]:
 }, _setter_expected)
 def _data_setter(case: Case) -> dict[str, str]:
     return data_setter(case)
+
+
+def setter_inference_counter(case: Case) -> dict[str, object]:
+    """Give ``a`` (made outside ``torch.inference_mode()``) an inference tensor ``t`` by ``a.data = t``; is ``a`` then
+    an inference tensor, what does ``a._version`` read, after ``a.add_(1)`` under ``torch.no_grad()``, what does a
+    ``d = a.detach()`` taken then read, and after ``d.add_(1)``, does ``a`` show it and what do both counters read?"""
+    _, a = case.build()
+    a.data = _made_in_inference_mode()  # refused on meta: the observation is the error
+    made = (a.is_inference(), a._version)
+    with torch.no_grad():
+        a.add_(1)
+    d = a.detach()
+    taken = (a._version, d._version, d.is_inference())
+    d.add_(1)
+    return {"(a.is_inference(), a._version) after a.data = t": made,
+            "(a._version, d._version, d.is_inference()) after a.add_(1), d = a.detach()": taken,
+            "d.add_(1) seen by a": bool(torch.equal(a.detach(), d)) and bool((d == 2).all()),
+            "(a._version, d._version) after d.add_(1)": (a._version, d._version)}
+
+
+def _setter_inference_expected(case: Case) -> object:
+    """On the CPU, ``a`` becomes an inference tensor with a counter of its own, at 0 and moved to 1 by ``add_``; ``d``
+    starts its own at 0, and ``d.add_(1)`` reaches ``a`` and moves ``d``'s counter only. On meta, the setter refuses
+    (``data-setter-checks``: two tensor types there)."""
+    if case.device == "meta":
+        return Raised("RuntimeError")
+    return {"(a.is_inference(), a._version) after a.data = t": (True, 0),
+            "(a._version, d._version, d.is_inference()) after a.add_(1), d = a.detach()": (1, 0, True),
+            "d.add_(1) seen by a": True,
+            "(a._version, d._version) after d.add_(1)": (1, 1)}
+
+
+@scoped_fact("data-setter-inference-own-counter", {
+    "en": "On a tensor a made outside torch.inference_mode(), sets a.data = t, with t made by torch.zeros(3) under "
+          "torch.inference_mode(): on the CPU a is then an inference tensor (a.is_inference() is True) whose "
+          "_version reads 0, and a.add_(1) under torch.no_grad() moves it to 1; "
+          "d = a.detach(), taken then, reads 0, and d.add_(1) shows in a and moves d._version to 1 while "
+          "a._version stays 1: d does not share a's counter. On meta the setter refuses t with RuntimeError.",
+    "zh_CN": "对在 torch.inference_mode() 之外创建的张量 a，设 a.data = t，t 是在 torch.inference_mode() 下由 "
+             "torch.zeros(3) 创建的：在 CPU 上，a 随后成了推理张量（a.is_inference() 为 True），它的 _version 读到 "
+             "0，在 torch.no_grad() 下调用 a.add_(1) 让它变为 1；这时取的 d = a.detach() 读到 0，d.add_(1) 在 a "
+             "上看得到，让 d._version 变为 1，a._version 仍是 1：d 不共享 a 的计数器。在 meta 上，赋值抛出 "
+             "RuntimeError，不接受 t。",
+}, _setter_inference_expected, sources=VERSIONED_SOURCES, devices=("cpu", "meta"), narrower={
+    "en": "the sentence speaks of tensors that are not inference tensors before a.data = t, on the CPU and on meta",
+    "zh_CN": "它检验的句子只说在 a.data = t 之前不是推理张量的张量，在 CPU 和 meta 上",
+})
+def _data_setter_inference_own_counter(case: Case) -> dict[str, object]:
+    return setter_inference_counter(case)
+
+
+#: The calls that put ``a`` or ``d = a.detach()`` on other memory, each given a new tensor of ``a``'s shape.
+MOVES: dict[str, Callable[[torch.Tensor, torch.Tensor], object]] = {
+    "d.set_(t)": lambda a, d: d.set_(torch.zeros(3)),
+    "a.set_(t)": lambda a, d: a.set_(torch.zeros(3)),
+    "a.data = t": lambda a, d: setattr(a, "data", torch.zeros(3)),
+    "vector_to_parameters(t, [a])": lambda a, d: torch.nn.utils.vector_to_parameters(torch.zeros(3), [a]),
+}
+
+
+def _counter(t: torch.Tensor) -> object:
+    try:
+        return t._version
+    except RuntimeError as exc:
+        return "raises" if "do not track version counter" in str(exc) else f"raises: {exc}"
+
+
+def moved_apart(case: Case) -> dict[str, tuple[object, ...]]:
+    """For each call of :data:`MOVES` on a fresh ``a`` and ``d = a.detach()`` (under ``torch.no_grad()``, or inside
+    ``torch.inference_mode()`` for an inference tensor, as the edits after it): whether ``d.add_(5)`` leaves ``a``'s
+    values as they were, whether ``a.mul_(2)`` then leaves ``d``'s, and ``(a._version, d._version)`` after each."""
+    mode = torch.inference_mode if case.source == "inference" else torch.no_grad
+    seen = {}
+    for name, move in MOVES.items():
+        _, a = case.build()
+        d = a.detach()
+        with mode():
+            move(a, d)
+            a_before = a.detach().clone()
+            d.add_(5)
+            after_d = (bool(torch.equal(a.detach(), a_before)), _counter(a), _counter(d))
+            d_before = d.clone()
+            a.mul_(2)
+        seen[name] = (*after_d, bool(torch.equal(d, d_before)), _counter(a), _counter(d))
+    return seen
+
+
+def _moved_apart_expected(case: Case) -> dict[str, tuple[object, ...]]:
+    """Neither edit reaches the other tensor; the counter stays shared (at 1 or 2 after the two edits, one more after a
+    set_, which moves it), but for an inference tensor, whose own read raises and whose ``d`` stays at 0."""
+    if case.source == "inference":
+        return dict.fromkeys(MOVES, (True, "raises", 0, True, "raises", 0))
+    return {name: (True, 1 + moves, 1 + moves, True, 2 + moves, 2 + moves)
+            for name, moves in ((name, int("set_" in name)) for name in MOVES)}
+
+
+@scoped_fact("detach-memory-moved-apart", {
+    "en": "On a tensor a of the default strided layout and d = a.detach(), calls d.set_(t), a.set_(t), a.data = t or "
+          "torch.nn.utils.vector_to_parameters(t, [a]) with t = torch.zeros(3) (a fresh pair each time), then "
+          "d.add_(5) and a.mul_(2), all under torch.no_grad() (inside torch.inference_mode() for an inference tensor "
+          "made there): d.add_(5) leaves a's values as they were and a.mul_(2) leaves d's, while a._version and "
+          "d._version read the same after each edit (set_ moves that counter by one too), except on the inference "
+          "tensor, where reading a._version raises and d._version stays 0.",
+    "zh_CN": "对默认 strided 布局的张量 a 和 d = a.detach()，每次取一对新的，调用 d.set_(t)、a.set_(t)、a.data = t "
+             "或 torch.nn.utils.vector_to_parameters(t, [a])（t = torch.zeros(3)），再调用 d.add_(5) 和 a.mul_(2)，"
+             "都在 torch.no_grad() 下（a 是在 torch.inference_mode() 里创建的推理张量时，都在这个模式里）：d.add_(5) "
+             "不改变 a 的数值，a.mul_(2) 也不改变 d 的数值，而每次修改之后 a._version 和 d._version 都相同（set_ "
+             "也让这个计数器加一）；推理张量除外：这时读取 a._version 报错，d._version 一直是 0。",
+}, _moved_apart_expected, devices=VALUE_DEVICES, narrower=NEEDS_VALUES)
+def _detach_memory_moved_apart(case: Case) -> dict[str, tuple[object, ...]]:
+    return moved_apart(case)

@@ -1,7 +1,8 @@
-"""Named fact on what ``torch.inference_mode()`` computes into new memory: factories, arithmetic, and the calls that
+"""Named facts on what ``torch.inference_mode()`` computes into new memory: factories, arithmetic, and the calls that
 copy (``clone()``, ``contiguous()`` and ``reshape()`` of a tensor they cannot return as it is, ``to()`` float64, or
 float32 from float64, ``cat``, ``flip``), each run inside the mode on each standard source, give an inference tensor
-in memory of its own.
+in memory of its own, with no version counter (reading its ``_version`` raises) and a ``detach()`` and ``.data``,
+taken outside the mode, whose counters edits made inside the mode leave at 0.
 It stands behind the copying part's page on ``a = a + 1`` (the views, ``detach()`` and ``.data`` taken there are in
 :mod:`tensorfacts.inference_facts`). Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a
 fact is.
@@ -71,3 +72,43 @@ def new_memory_outputs(case: Case) -> dict[str, tuple[bool, bool]]:
 }, lambda case: dict.fromkeys(NEW_MEMORY, (True, True)), devices=VALUE_DEVICES, narrower=NEEDS_ADDRESSES)
 def _inference_mode_new_memory_is_inference(case: Case) -> dict[str, tuple[bool, bool]]:
     return new_memory_outputs(case)
+
+
+def _version_read(t: torch.Tensor) -> object:
+    try:
+        return t._version
+    except RuntimeError as exc:
+        return "raises" if "do not track version counter" in str(exc) else f"raises: {exc}"
+
+
+def new_memory_counters(case: Case) -> dict[str, tuple[object, ...]]:
+    """Each route of :data:`NEW_MEMORY` run inside ``torch.inference_mode()``: what reading the result's ``_version``
+    gives, and, for its ``detach()`` and ``.data`` taken outside the mode, whether each is an inference tensor and
+    what its ``_version`` reads after ``mul_(2)`` inside the mode on the result, on the ``detach()`` and on the
+    ``.data``."""
+    _, a = case.build()
+    seen = {}
+    for name, make in NEW_MEMORY.items():
+        with torch.inference_mode():
+            result = make(a)
+        taken = result.detach(), result.data
+        with torch.inference_mode():
+            for t in (result, *taken):
+                t.mul_(2)
+        seen[name] = (_version_read(result), *(t.is_inference() for t in taken), *(_version_read(t) for t in taken))
+    return seen
+
+
+@scoped_fact("inference-mode-new-memory-no-counter", {
+    "en": "Inside torch.inference_mode(), on a made beforehand, runs each call of "
+          "inference-mode-new-memory-is-inference (torch.ones(2, 2), a * 2, a.clone(), torch.cat([a, a]) ...), then "
+          "takes the result's detach() and .data outside the mode and calls mul_(2) inside the mode on the result, on "
+          "the detach() and on the .data: reading the result's _version raises (inference tensors do not track a "
+          "version counter), the detach() and the .data are inference tensors, and reading their _version gives 0.",
+    "zh_CN": "在 torch.inference_mode() 里，对事先创建的 a 执行 inference-mode-new-memory-is-inference 的每个调用"
+             "（torch.ones(2, 2)、a * 2、a.clone()、torch.cat([a, a]) 等），再在模式外取结果的 detach() 和 .data，"
+             "然后在模式里对结果、对 detach() 和对 .data 各调用一次 mul_(2)：读取结果的 _version 报错（推理张量"
+             "没有版本计数器），detach() 和 .data 都是推理张量，读取它们的 _version 得到 0。",
+}, lambda case: dict.fromkeys(NEW_MEMORY, ("raises", True, True, 0, 0)))
+def _inference_mode_new_memory_no_counter(case: Case) -> dict[str, tuple[object, ...]]:
+    return new_memory_counters(case)

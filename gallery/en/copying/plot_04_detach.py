@@ -8,7 +8,7 @@
 require grad: for ``a`` of the default strided (dense) layout, a value edit through either one is seen by
 both. This page runs the article's example, then tests its warning that ``resize_``, ``resize_as_``, ``set_`` and
 ``transpose_`` raise an error on either tensor. On this torch, for a new 2×3 ``a`` of that layout on the CPU (dense,
-not nested), or a view of all of one, of any dtype, without the conjugate or negative bit (``a.is_conj()``,
+not nested), or a 2×3 view of all of one, of any dtype, without the conjugate or negative bit (``a.is_conj()``,
 ``a.is_neg()``), the detached tensor accepts all four as this page calls them, without a warning, given a new
 strided CPU tensor of ``a``'s dtype for ``resize_as_`` and ``set_``, except ``set_`` from a tensor when ``a`` is
 quantized, which raises ``NotImplementedError``, while on the detached tensor of a nested ``a`` of the strided
@@ -287,7 +287,8 @@ assert torch.equal(c, torch.tensor([1.0, 2.0, 3.0])), "c must be unchanged"
 # own dtype, and an edit written that way reaches the other tensor and moves the shared counter, but ``copy_`` from an
 # ``int64`` tensor, ``fill_`` and an index write of a number each raise ``NotImplementedError``. On the packed
 # quantized dtypes ``quint4x2`` and ``quint2x4``, ``copy_`` from a tensor of their own dtype, ``fill_`` and an index
-# write of a number each raise ``NotImplementedError``. A sparse tensor can differ: see the conclusion.
+# write of a number each raise ``NotImplementedError``, and on every quantized dtype ``copy_`` from an ``int64`` tensor
+# raises ``RuntimeError``. A sparse tensor can differ: see the conclusion.
 # :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
 
 a = torch.tensor([1, 2, 3], requires_grad=True, dtype=torch.float32)
@@ -669,7 +670,7 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 #    `pytorch/pytorch#83590 <https://github.com/pytorch/pytorch/pull/83590>`__
 #    ("Always allow tensor metadata changes", August 2022) lifted the
 #    restriction. On this torch all four, as this page calls them, succeed without a warning on the detached tensor
-#    of a new 2×3 ``a`` of the default strided layout on the CPU (dense, not nested), or of a view of all of one, of
+#    of a new 2×3 ``a`` of the default strided layout on the CPU (dense, not nested), or of a 2×3 view of all of one, of
 #    any dtype, without the conjugate or negative bit (``a.is_conj()`` and ``a.is_neg()`` false; output above),
 #    given a new strided CPU tensor of ``a``'s dtype for ``resize_as_`` and ``set_``, except ``set_`` from a tensor
 #    when ``a`` is quantized, which raises ``NotImplementedError`` (``set_`` from a storage, an offset, a size and a
@@ -699,8 +700,10 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # ----------
 #
 # ``detach()`` gives a tensor out of the graph on the same memory: for a tensor of the default strided layout,
-# value edits through either name reach the other, and both count the in-place torch operations among
-# them in one shared ``_version`` (``apply_``, ``map_`` and
+# value edits through either name reach the other while both use that memory (``d.set_(...)``, or on the source
+# ``a.set_(...)``, ``a.data = t`` or ``torch.nn.utils.vector_to_parameters``, each where torch accepts it, puts one of
+# them on other memory, after which edits through either no longer reach the other), and both count the in-place
+# torch operations among them in one shared ``_version``, before and after such a move (``apply_``, ``map_`` and
 # ``map2_``, which run a Python function on each value, move no counter, and neither do a step of an optimizer
 # made with ``fused=True`` and the other kernels this site checked, listed on :ref:`questions-version-counter`; other kernels may do the same),
 # an inference tensor excepted, such as a source that ``torch.inference_mode()`` creates in new memory (a view of a
@@ -730,4 +733,4 @@ assert [error_under(torch.inference_mode, change, grad_on=True) for change in ch
 # :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype`
 # :fact:`detach-sparse-coo-edit-not-shared` :fact:`inference-mode-new-memory-is-inference`
 # :fact:`inference-mode-views-of-normal-tensor` :fact:`detach-metadata-calls-every-dtype`
-# :fact:`detach-resize-as-conj-neg-warns`
+# :fact:`detach-resize-as-conj-neg-warns` :fact:`detach-memory-moved-apart`

@@ -475,8 +475,10 @@ else:
 # Each ``backward()`` adds its gradient to the values already in ``.grad``
 # instead of overwriting them. Two passes
 # give twice the gradient, so a training loop clears ``.grad`` (``a.grad =
-# None``, or ``optimizer.zero_grad()``, which clears the ``.grad`` of the parameters given to that optimizer and of
-# no other tensor) once per optimizer step, before the passes whose gradients that step uses. Clearing before every pass would keep
+# None``, or ``optimizer.zero_grad()``, which clears the ``.grad`` of the parameters given to that optimizer and leaves
+# another tensor's ``.grad`` in memory of its own as it was; with ``set_to_none=False`` it writes zeros into the memory
+# of each ``.grad`` it clears, so a view of that ``.grad`` reads zeros too) once per optimizer step, before the passes
+# whose gradients that step uses. Clearing before every pass would keep
 # only the last one: gradient accumulation over micro-batches relies on the
 # sum (see :ref:`the page on logged gradients <questions-stale-grad>`).
 
@@ -499,9 +501,12 @@ def one_pass_after_zero_grad(optimizer_class, set_to_none):
     cleared_by = optimizer_class([p], lr=0.1)
     (p * 2 + not_given * 2).sum().backward()
     (p * 2 + not_given * 2).sum().backward()
+    grad_row = p.grad[0]
+    apart = bytes_apart(p.grad, not_given.grad)
     cleared_by.zero_grad(set_to_none=set_to_none)
+    row_after_clearing = grad_row.clone()
     (p * 2).sum().backward()
-    return p.grad, not_given.grad
+    return p.grad, not_given.grad, apart, row_after_clearing
 
 
 assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[0], torch.full((2, 2), 2.0))
@@ -509,7 +514,13 @@ assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[0]
     "after optimizer.zero_grad(), set_to_none True (the default) or False, one pass gives 2")
 assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[1], torch.full((2, 2), 4.0))
            for optimizer_class in (torch.optim.SGD, torch.optim.Adam) for set_to_none in (True, False)), (
-    "optimizer.zero_grad() leaves the .grad of a tensor not given to that optimizer as it was")
+    "optimizer.zero_grad() leaves the .grad of a tensor not given to that optimizer, in memory of its own, as it was")
+assert all(one_pass_after_zero_grad(optimizer_class, set_to_none)[2]
+           for optimizer_class in (torch.optim.SGD, torch.optim.Adam) for set_to_none in (True, False)), (
+    "the .grad of the tensor not given to the optimizer has memory of its own")
+assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, False)[3], torch.zeros(2))
+           for optimizer_class in (torch.optim.SGD, torch.optim.Adam)), (
+    "optimizer.zero_grad(set_to_none=False) writes zeros into the .grad's memory: a view of it reads zeros")
 # sphinx_gallery_end_ignore
 
 # %%

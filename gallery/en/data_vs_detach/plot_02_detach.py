@@ -378,14 +378,18 @@ assert out.data._version == 0, "a new .data starts a fresh counter"
 # Conclusion
 # ----------
 #
-# For a tensor of the default strided layout made outside ``torch.inference_mode()``, ``detach()`` and
-# ``.data`` share the same numbers, and only ``detach()`` also shares the version counter: that is what lets
-# autograd notice that a tensor it had already saved was then changed by an in-place torch operation
-# on its ``detach()``, and raise instead of returning a wrong gradient. An inference tensor of that layout
-# has no version counter to share: reading its ``_version`` raises, and its ``detach()`` and ``.data``, taken
-# outside the mode, both read 0 after edits made inside it (:ref:`copying-detach`).
+# For a tensor of the default strided layout made outside ``torch.inference_mode()`` and not an inference tensor,
+# ``detach()`` and ``.data`` share the same numbers, and only ``detach()`` also shares the version counter: that is
+# what lets autograd notice that a tensor it had already saved was then changed by an in-place torch operation
+# on its ``detach()``, and raise instead of returning a wrong gradient. A tensor that ``torch.inference_mode()``
+# creates in new memory is an inference tensor with no version counter to share: reading its ``_version`` raises,
+# and its ``detach()`` and ``.data``, taken outside the mode, both read 0 after edits made inside it
+# (:ref:`copying-detach`). On the CPU, ``a.data = t`` with such a ``t`` makes a tensor ``a`` made outside the mode an
+# inference tensor too, but one that keeps a counter of its own: reading ``a._version`` raises nothing, and
+# ``a.detach()`` does not share that counter.
 # :fact:`detach-edits-reach-both` :fact:`detach-edits-reach-both-every-dtype` :fact:`data-edits-reach-both`
-# :fact:`data-edits-reach-both-every-dtype` The next
+# :fact:`data-edits-reach-both-every-dtype` :fact:`inference-mode-new-memory-is-inference`
+# :fact:`inference-mode-new-memory-no-counter` :fact:`data-setter-inference-own-counter` The next
 # page checks each point of the article's summary:
 # :ref:`data-vs-detach-comparison`.
 #

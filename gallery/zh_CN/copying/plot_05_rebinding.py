@@ -446,7 +446,7 @@ else:
 # 梯度会一直累加，直到清零
 # ------------------------
 #
-# 每次 ``backward()`` 都把梯度累加到 ``.grad`` 已有的数值上，而不是覆盖这些数值。两次反向传播，梯度就是两倍，所以训练循环每次优化器更新都要清一次 ``.grad``，用 ``a.grad = None`` 或 ``optimizer.zero_grad()`` 都行（后者只清交给这个优化器的参数的 ``.grad``，不动别的张量），而且要在这次更新所用的那几次反向传播之前清。每次反向传播之前都清，就只剩最后一次的梯度：分微批次做梯度累积靠的正是累加（见 :ref:`“记录下来的梯度全都一样”那一页 <questions-stale-grad>`）。
+# 每次 ``backward()`` 都把梯度累加到 ``.grad`` 已有的数值上，而不是覆盖这些数值。两次反向传播，梯度就是两倍，所以训练循环每次优化器更新都要清一次 ``.grad``，用 ``a.grad = None`` 或 ``optimizer.zero_grad()`` 都行（后者清交给这个优化器的参数的 ``.grad``，别的张量的 ``.grad`` 若有自己的内存，就保持原样；``set_to_none=False`` 时，它把 0 写进所清的每个 ``.grad`` 的内存，所以这个 ``.grad`` 的视图（view）也读到 0），而且要在这次更新所用的那几次反向传播之前清。每次反向传播之前都清，就只剩最后一次的梯度：分微批次做梯度累积靠的正是累加（见 :ref:`“记录下来的梯度全都一样”那一页 <questions-stale-grad>`）。
 
 a = torch.ones(2, 2)
 a.requires_grad = True
@@ -467,9 +467,12 @@ def one_pass_after_zero_grad(optimizer_class, set_to_none):
     cleared_by = optimizer_class([p], lr=0.1)
     (p * 2 + not_given * 2).sum().backward()
     (p * 2 + not_given * 2).sum().backward()
+    grad_row = p.grad[0]
+    apart = bytes_apart(p.grad, not_given.grad)
     cleared_by.zero_grad(set_to_none=set_to_none)
+    row_after_clearing = grad_row.clone()
     (p * 2).sum().backward()
-    return p.grad, not_given.grad
+    return p.grad, not_given.grad, apart, row_after_clearing
 
 
 assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[0], torch.full((2, 2), 2.0))
@@ -477,7 +480,13 @@ assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[0]
     "after optimizer.zero_grad(), set_to_none True (the default) or False, one pass gives 2")
 assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, set_to_none)[1], torch.full((2, 2), 4.0))
            for optimizer_class in (torch.optim.SGD, torch.optim.Adam) for set_to_none in (True, False)), (
-    "optimizer.zero_grad() leaves the .grad of a tensor not given to that optimizer as it was")
+    "optimizer.zero_grad() leaves the .grad of a tensor not given to that optimizer, in memory of its own, as it was")
+assert all(one_pass_after_zero_grad(optimizer_class, set_to_none)[2]
+           for optimizer_class in (torch.optim.SGD, torch.optim.Adam) for set_to_none in (True, False)), (
+    "the .grad of the tensor not given to the optimizer has memory of its own")
+assert all(torch.equal(one_pass_after_zero_grad(optimizer_class, False)[3], torch.zeros(2))
+           for optimizer_class in (torch.optim.SGD, torch.optim.Adam)), (
+    "optimizer.zero_grad(set_to_none=False) writes zeros into the .grad's memory: a view of it reads zeros")
 # sphinx_gallery_end_ignore
 
 # %%
