@@ -293,21 +293,26 @@ def release_problems(text: str, name: str) -> list[str]:
                 problems.append(f"release {release} named, though every record predates the page's checks")
         elif not named:
             problems.append(f"release {release} not named")
-        elif count not in (None, 0) and str(count) not in _differing(text).get(release, ()):
+        elif count not in (None, 0) and _differing(text).get(release) != count:
             problems.append(f"release {release}: {count} differing checks not named")
     return problems
 
 
-def _differing(text: str) -> dict[str, set[str]]:
-    """Release -> the differing counts the stamp's clauses give it ("5 checks differ on each of 2.4.1, 2.6.0";
-    "2.4.1、2.6.0 各有 5 项检查与本页不同"): each count is said once for all the releases that share it."""
-    found: dict[str, set[str]] = {}
-    english = r"(\S+) checks? differs? on (?:each of )?(.*?)(?=;|\.(?:\s|$)|$)"
+def _differing(text: str) -> dict[str, int | str]:
+    """Release -> how many checks the stamp's clauses say do not hold there, summed over its clauses, one per status
+    ("5 checks differ on each of 2.4.1, 2.6.0"; "2 checks not run on 2.4.1";
+    "2.4.1、2.6.0 各有 5 项检查与本页不同"), or "all": each count of a status is said once for all the releases that
+    share it."""
+    found: dict[str, int | str] = {}
+    said = r"(?:differs?|not available|errored|not run)"
+    english = rf"(\S+) checks? {said} on (?:each of )?(.*?)(?=;|\.(?:\s|$)|$)"
     clauses = [(m[1], m[2]) for m in re.finditer(english, text)]
-    clauses += [(m[2], m[1]) for m in re.finditer(r"([^，；。]*?) (?:各有|上有) (\S+) 项检查与本页不同", text)]
+    chinese = r"([^，；。]*?) (?:各有|上有) (\S+) 项检查(?:与本页不同|不可用|出错|未运行)"
+    clauses += [(m[2], m[1]) for m in re.finditer(chinese, text)]
     for count, releases in clauses:
         for release in re.findall(r"\d+\.\d+(?:\.\d+)?", releases):
-            found.setdefault(release, set()).add("all" if count in ("all", "全部") else count)
+            every = "all" in (count, found.get(release)) or count == "全部"
+            found[release] = "all" if every else found.get(release, 0) + int(count)
     return found
 
 

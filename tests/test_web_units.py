@@ -200,6 +200,36 @@ def test_the_stamp_counts_one_gpu_check_in_the_singular():
         "另有 1 项 GPU 检查，本次构建没有运行。", "另有 3 项 GPU 检查，本次构建没有运行。"]
 
 
+def _stamped_records(statuses: dict[str, list[str]]) -> list[tuple[dict, set[str]]]:
+    """Records of a page ``p`` that ran its present code, one per release, with its checks' statuses."""
+    return [({"release": release, "pages": {"p": {"checks": [{"status": status} for status in checks]}}}, set())
+            for release, checks in statuses.items()]
+
+
+def test_the_stamp_names_each_status_as_the_releases_page_does():
+    """A check that did not run (its page stopped first) is not said to differ, nor one that errored or was not
+    available; each status has its own clause, in both editions."""
+    from tensorcopy_sphinx import verified_stamp
+
+    from sitetools.releases.records import STATUSES
+
+    assert set(verified_stamp.STATUS_CLAUSES) == set(STATUSES) - {"holds", "no GPU"}
+    records = _stamped_records({"2.4.1": ["holds", "not run", "not run"], "2.6.0": ["not run", "not run", "no GPU"],
+                                "2.8.0": ["differs", "errored", "not available"], "2.10.0": ["holds", "no GPU"]})
+    english = SimpleNamespace(config=SimpleNamespace(language="en"), translator=SimpleNamespace(gettext=str),
+                              env=SimpleNamespace(tensorcopy_stamp_records=records))
+    assert verified_stamp._releases_text(english, "p") == (
+        " Also run on torch 2.4.1, 2.6.0, 2.8.0, 2.10.0; 2 checks not run on each of 2.4.1, 2.6.0; 1 check differs on"
+        " 2.8.0; 1 check not available on 2.8.0; 1 check errored on 2.8.0.")
+    words = catalog("zh_CN")
+    chinese = SimpleNamespace(config=SimpleNamespace(language="zh_CN"),
+                              translator=SimpleNamespace(gettext=lambda word: words.get(word, word)),
+                              env=SimpleNamespace(tensorcopy_stamp_records=_stamped_records(
+                                  {"2.4.1": ["not run"], "2.6.0": ["differs", "differs"]})))
+    assert verified_stamp._releases_text(chinese, "p") == (
+        "本页的检查还在 torch 2.4.1、2.6.0 上运行过，其中 2.4.1 上有 1 项检查未运行；2.6.0 上有 2 项检查与本页不同。")
+
+
 # --- The stamp's commit -------------------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 CHECKED_BY: dict[str, tuple[str, ...]] = {
     "张量": ("dense-tensor-reads-storage-by-layout",),
     "克隆": ("copy-ways-every-dtype", "clone-requires-grad-in-grad-mode", "inference-leaf-clone-in-graph",
-           "grad-mode-records", "clone-of-no-grad-view-passes-no-gradient"),
+           "grad-mode-records", "clone-of-no-grad-view-passes-no-gradient", "no-grad-view-edit-breaks-clone"),
     "存储": ("view-write-shows-in-both", "view-shares-base-storage", "dense-tensor-reads-storage-by-layout"),
     "共享内存": ("shared-memory-seen-across-processes",),
     "视图": ("view-write-shows-in-both",),

@@ -51,12 +51,12 @@ class Term:
 
 TERMS: tuple[Term, ...] = (
     Term("张量", "tensor", "copying-alias",
-         define_en="A multi-dimensional array; a strided (dense) tensor that is neither nested nor quantized reads its "
-                   "values from a storage through its dtype, shape, strides and offset (and, for a lazily conjugated "
-                   "or negated view, its conjugate or negative bit). Exceptions include the tensor a function "
-                   "receives inside `torch.func.vmap` or `torch.func.grad`: it is strided too, yet has no storage "
-                   "(its `untyped_storage()` raises).",
-         define_zh="多维数组；布局为 strided（稠密）、既非嵌套也非量化的张量，按 dtype、形状、步长和偏移从一块存储"
+         define_en="A multi-dimensional array; a strided (dense) CPU tensor that is neither nested nor quantized reads "
+                   "its values from a storage through its dtype, shape, strides and offset (and, for a lazily "
+                   "conjugated or negated view, its conjugate or negative bit). Exceptions include the tensor a "
+                   "function receives inside `torch.func.vmap` or `torch.func.grad`: it is strided too, yet has no "
+                   "storage (its `untyped_storage()` raises).",
+         define_zh="多维数组；布局为 strided（稠密）、既非嵌套也非量化的 CPU 张量，按 dtype、形状、步长和偏移从一块存储"
                    "读取数值。延迟共轭或取负的视图（view）还要看它的共轭位（conjugate bit）或负号位（negative bit）。"
                    "例外之一是函数在 `torch.func.vmap` 或 `torch.func.grad` 里收到的张量：布局同样是 strided，"
                    "却没有存储（调用它的 `untyped_storage()` 会报错）。"),
@@ -68,20 +68,24 @@ TERMS: tuple[Term, ...] = (
                    "`torch.inference_mode()`), the clone of a tensor that requires grad stays in the computation "
                    "graph, except that of a sparse, nested or mkldnn inference tensor and that of a view taken with "
                    "grad mode off (under `torch.no_grad()`, `torch.inference_mode()` or "
-                   "`torch.set_grad_enabled(False)`), or of a view of such a view, once the view, its base or another "
-                   "view of that base has been edited in place since the view was taken. Before any such edit, the "
-                   "clone of such a view, or of a view of it, passes no gradient to the view's base, nor to the view "
-                   "taken with grad mode off unless `requires_grad_()` was called on it before that clone, or the view "
-                   "of it, was taken; the clone of a view of it taken with grad mode off passes it no gradient even "
-                   "then.",
+                   "`torch.set_grad_enabled(False)`), or of a view of such a view, once the view or its base has been "
+                   "edited in place, since the view was taken, by an edit autograd counts (as tried: `mul_()` under "
+                   "`torch.no_grad()` or inside `torch.inference_mode()` of the view or of a float32 or complex64 leaf "
+                   "or non-leaf, or a step of `torch.optim.SGD` given only a learning rate). Before any in-place edit "
+                   "of the view, its base or another view of that base, the clone of such a view, or of a view of it, "
+                   "passes no gradient to the view's base, nor to the view taken with grad mode off unless "
+                   "`requires_grad_()` was called on it before that clone, or the view of it, was taken; the clone of "
+                   "a view of it taken with grad mode off passes it no gradient even then.",
          define_zh="`clone()`：把数值复制到新内存的副本；在梯度模式（grad mode）下（不在 `torch.inference_mode()` 里）"
-                   "，需要梯度的张量的副本仍留在计算图中，但稀疏、嵌套或 mkldnn 推理张量（inference tensor）的副本"
-                   "除外；梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 "
-                   "`torch.set_grad_enabled(False)` 下）取的视图，从取得它起，一旦它、它的基张量（base tensor）或这个"
-                   "基张量的其他视图被原地（in-place）修改过，它的副本和它的视图的副本也除外。在任何这样的修改之前，这种视图的副本，"
-                   "以及这种视图的视图的副本，都不把梯度传给视图的基张量，也不传给梯度模式关闭时取的那个视图，除非在取得"
-                   "这份副本或那个视图之前，就对这个视图调用过 `requires_grad_()`；如果它的视图也是在梯度模式关闭时"
-                   "取的，那个视图的副本即使这样也不把梯度传给它。"),
+                   "，需要梯度的张量的副本仍留在计算图中，但稀疏、嵌套或 mkldnn 推理张量（inference tensor）的副本除外"
+                   "；梯度模式关闭时（在 `torch.no_grad()`、`torch.inference_mode()` 或 `torch.set_grad_enabled(False)`"
+                   " 下）取的视图，从取得它起，一旦它或它的基张量（base tensor）经过自动求导计入的原地（in-place）修改"
+                   "（这里试的是：在 `torch.no_grad()` 下或 `torch.inference_mode()` 里，对这个视图或 float32、"
+                   "complex64 的叶子张量（leaf tensor）或非叶子张量调用 `mul_()`，或用只给定学习率的 `torch.optim.SGD` "
+                   "走一步），它的副本和它的视图的副本也除外。在这种视图、它的基张量或这个基张量的其他视图被原地修改之"
+                   "前，这种视图的副本，以及这种视图的视图的副本，都不把梯度传给视图的基张量，也不传给梯度模式关闭时取"
+                   "的那个视图，除非在取得这份副本或那个视图之前，就对这个视图调用过 `requires_grad_()`；如果它的视图也"
+                   "是在梯度模式关闭时取的，那个视图的副本即使这样也不把梯度传给它。"),
     Term("浅拷贝", "shallow copy, `copy.copy`", "questions-deepcopy", avoid=("浅复制",),
          define_en="Copying only the outer object: the copy holds the same objects as the original, not copies of "
                    "them.",

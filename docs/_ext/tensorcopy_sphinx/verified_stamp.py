@@ -10,8 +10,9 @@ files says so, and outside git the stamp names no commit. The words come from th
 (``docs/_locale``).
 
 After it, the stamp names the other torch releases the page's checks were recorded on (``nox -s releases``,
-:mod:`sitetools.releases.records`), how many differ on which release (the Releases page says which), and the
-records that predate the page's present code, on which the page has not been rerun. It stays short, so
+:mod:`sitetools.releases.records`), how many of them differ, are not available, errored or were not run (their page
+stopped before them) on which release, in the words of the Releases page (which says which), and the records that
+predate the page's present code, on which the page has not been rerun. It stays short, so
 that a question page's answer box still fits a phone's first screen.
 """
 
@@ -34,6 +35,15 @@ STAMP_CLASS = "verified-stamp"
 #: edition's catalog words both).
 GPU_NOT_RUN = (" Its GPU check ({gpu}) did not run on this build.",
                " Its GPU checks ({gpu}) did not run on this build.")
+#: The stamp's clause on the checks a record gives each status but ``holds`` and ``no GPU`` (the statuses of
+#: :data:`sitetools.releases.records.STATUSES`), for one check and for several, in the Releases page's words: a check
+#: that did not run (its page stopped before it) is not said to differ.
+STATUS_CLAUSES = {
+    "differs": ("1 check differs on", "{count} checks differ on"),
+    "not available": ("1 check not available on", "{count} checks not available on"),
+    "errored": ("1 check errored on", "{count} checks errored on"),
+    "not run": ("1 check not run on", "{count} checks not run on"),
+}
 
 
 def _facts(app: Sphinx) -> dict:
@@ -102,17 +112,20 @@ def _releases_text(app: Sphinx, name: str) -> str:
     between = gettext(", ")
     text = ""
     if ran:
-        groups: dict[int | str, list[str]] = {}  # differing count -> the releases, each count said once
+        # (status, count) -> the releases, each count of a status said once
+        groups: dict[tuple[str, int | str], list[str]] = {}
         for record in ran:
             page = record["pages"][name]
-            differ = sum(check["status"] not in ("holds", "no GPU") for check in page.get("checks", []))
-            if differ or "checks" not in page:
-                groups.setdefault(differ if "checks" in page else gettext("all"), []).append(record["release"])
+            if "checks" not in page:
+                groups.setdefault(("differs", gettext("all")), []).append(record["release"])
+            for status in STATUS_CLAUSES if "checks" in page else ():
+                if count := sum(check["status"] == status for check in page["checks"]):
+                    groups.setdefault((status, count), []).append(record["release"])
         releases = between.join(record["release"] for record in ran)
         differences = []
-        for count, where in groups.items():
-            one = "1 check differs on" if count == 1 else "{count} checks differ on"
-            words = one + (" each of {releases}" if len(where) > 1 else " {releases}")
+        for (status, count), where in groups.items():
+            one, several = STATUS_CLAUSES[status]
+            words = (one if count == 1 else several) + (" each of {releases}" if len(where) > 1 else " {releases}")
             differences.append(gettext(words).format(count=count, releases=between.join(where)))
         if differences:
             text = gettext(" Also run on torch {releases}; {differences}.").format(
