@@ -297,8 +297,13 @@ assert "[torch.FloatTensor [3]]" in message and y.type() == "torch.FloatTensor" 
 
 # %%
 # To keep the edit in place, run the forward pass, the edit and ``backward()`` inside
-# ``torch.autograd.graph.allow_mutation_on_saved_tensors()``: it copies a saved tensor when the tensor
-# is edited, so ``backward()`` runs and gives the same gradient (:ref:`questions-saved-tensors`).
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()``: it copies a saved tensor when an in-place
+# operation writes through a tensor that begins at the saved tensor's first element (``y`` itself, ``y[:2]``,
+# ``y.detach()``), so ``backward()`` runs and gives the same gradient (:ref:`questions-saved-tensors`). A write
+# through a view that begins at another element (``y[1:]``, ``y[1]``) is neither copied nor checked:
+# ``backward()`` raises nothing and computes with the edited values: here, a wrong gradient. Below, ``y += 1``,
+# then one write per line, each in a fresh context with grad mode on (the hidden checks repeat them under
+# ``torch.no_grad()``, and with ``y[1:]`` as the saved tensor).
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 with torch.autograd.graph.allow_mutation_on_saved_tensors():
     y = x.exp()
@@ -306,6 +311,66 @@ with torch.autograd.graph.allow_mutation_on_saved_tensors():
     y.sum().backward()
 print("x.grad, y += 1 inside allow_mutation_on_saved_tensors():", x.grad)
 assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved_tensors() the in-place edit gives exp(x)"
+
+
+def edit_with_mutation_allowed(write, no_grad=False):
+    """x.grad, y after the write, and whether the tensor written begins at y's first element, for
+    ``y = x.exp()``, ``write(y)`` and ``backward()`` run inside allow_mutation_on_saved_tensors()."""
+    x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        y = x.exp()
+        with torch.set_grad_enabled(not no_grad):
+            written = write(y)
+        y.sum().backward()
+    return x.grad, y.detach(), written.data_ptr() == y.data_ptr()
+
+
+writes = {
+    "y[:].add_(1)": lambda y: y[:].add_(1),
+    "y[:2].add_(1)": lambda y: y[:2].add_(1),
+    "y[0].add_(1)": lambda y: y[0].add_(1),
+    "y.detach().add_(1)": lambda y: y.detach().add_(1),
+    "y.unsqueeze(0).add_(1)": lambda y: y.unsqueeze(0).add_(1),
+    "y[1:].add_(1)": lambda y: y[1:].add_(1),
+    "y[1].add_(1)": lambda y: y[1].add_(1),
+    "y.detach()[1:].add_(1)": lambda y: y.detach()[1:].add_(1),
+}
+exp_of_x = torch.tensor([0.0, 1.0, 2.0]).exp()
+for line, write in writes.items():
+    grad, edited, same_start = edit_with_mutation_allowed(write)
+    print(f"{line:24} begins at y[0]: {same_start!s:5}  x.grad: {grad}")
+    assert torch.allclose(grad, exp_of_x) if same_start else torch.equal(grad, edited) and not torch.allclose(
+        grad, exp_of_x), ("a write through a tensor that begins at y's first element is copied; one that begins "
+                          "elsewhere is not, and backward() computes with the edited y")
+# sphinx_gallery_start_ignore
+assert sorted(edit_with_mutation_allowed(each_write)[2] for each_write in writes.values()) == [False] * 3 + [True] * 5, (
+    "five of the writes begin at y's first element, three elsewhere")
+for hidden_write_ in writes.values():
+    off_grad_, off_edited_, off_same_start_ = edit_with_mutation_allowed(hidden_write_, no_grad=True)
+    assert torch.allclose(off_grad_, exp_of_x) if off_same_start_ else torch.equal(off_grad_, off_edited_) and not (
+        torch.allclose(off_grad_, exp_of_x)), ("under no_grad too, a write that begins at y's first element is "
+                                              "copied, and one that begins elsewhere is not")
+
+
+def saved_view_case_(write):
+    """w.grad, the saved y[1:] as it is after the write, and whether the tensor written begins at y[1], for a
+    product w * y[1:] (which saves y[1:]), write(y) and backward() inside allow_mutation_on_saved_tensors()."""
+    weight_, source_ = torch.ones(2, requires_grad=True), torch.tensor([1.0, 2.0, 3.0])
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        saved_view_ = source_[1:]
+        product_ = weight_ * saved_view_
+        written_ = write(source_)
+        product_.sum().backward()
+    return weight_.grad, saved_view_.clone(), written_.data_ptr() == saved_view_.data_ptr()
+
+
+view_cases_ = [saved_view_case_(view_write_) for view_write_ in writes.values()]
+assert sum(view_same_start_ for _, _, view_same_start_ in view_cases_) == 3 and all(
+    torch.equal(view_grad_, torch.tensor([2.0, 3.0])) if view_same_start_ else torch.equal(view_grad_, view_edited_)
+    for view_grad_, view_edited_, view_same_start_ in view_cases_), (
+    "for a saved view y[1:], a write that begins at its first element is copied; one that begins elsewhere is not, "
+    "and backward() computes with the values as edited")
+# sphinx_gallery_end_ignore
 
 # %%
 # An edit made before the save is fine
@@ -792,6 +857,57 @@ assert r is h, "an in-place ReLU returns its input"
 # sphinx_gallery_end_ignore
 
 # %%
+# An in-place operation on a view saves a view. ``ReLU(inplace=True)``, ``exp_()``, ``sigmoid_()`` and
+# ``tanh_()`` on ``piece = h[:, :2]``, a slice of another operation's output ``h``, each save ``piece`` as
+# their output, and the message names the operation only after a recorded edit of ``piece`` itself; after
+# any other edit, of a view of ``piece``, of ``h``, under ``torch.no_grad()`` or through ``detach()``, it
+# names ``AsStrided``. Each line below makes one edit after each of the four operations and runs
+# ``backward()``; the hidden checks repeat them on ``h[:, 1:]``, ``h[0]``, ``h.view(3)`` and ``h.t()``.
+
+
+def name_after_in_place_on_view(in_place, take_view, no_grad, edit):
+    """The operation the message names after ``in_place`` on ``take_view(h)`` for ``h = x * 2``, then ``edit``."""
+    x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
+    h = x * 2
+    piece = in_place(take_view(h))
+    with torch.set_grad_enabled(not no_grad):
+        edit(h, piece)
+    try:
+        h.sum().backward()
+    except RuntimeError as e:
+        return str(e).split("which is ")[1].split(", is at")[0]
+    raise AssertionError("backward() after an edit of an output saved through a view must raise")
+
+
+in_place_ops = {"Relu": torch.nn.ReLU(inplace=True), "Exp": torch.Tensor.exp_, "Sigmoid": torch.Tensor.sigmoid_,
+                "Tanh": torch.Tensor.tanh_}
+view_edits = {  # line: (the edit runs under torch.no_grad(), the edit)
+    "piece.mul_(2)": (False, lambda h, piece: piece.mul_(2)),
+    "piece.mul_(2) under no_grad": (True, lambda h, piece: piece.mul_(2)),
+    "piece.detach().mul_(2)": (False, lambda h, piece: piece.detach().mul_(2)),
+    "piece[..., :1].mul_(2)": (False, lambda h, piece: piece[..., :1].mul_(2)),
+    "h.mul_(2)": (False, lambda h, piece: h.mul_(2)),
+    "h.mul_(2) under no_grad": (True, lambda h, piece: h.mul_(2)),
+    "h.detach().mul_(2)": (False, lambda h, piece: h.detach().mul_(2)),
+    "h[:, 2:].mul_(2)": (False, lambda h, piece: h[:, 2:].mul_(2)),
+}
+for line, (no_grad, edit) in view_edits.items():
+    named = {op: name_after_in_place_on_view(in_place, lambda h: h[:, :2], no_grad, edit)
+             for op, in_place in in_place_ops.items()}
+    print(f"{line:28} the message names: {', '.join(name.removeprefix('output 0 of ') for name in named.values())}")
+    assert all(name == f"output 0 of {op if line == 'piece.mul_(2)' else 'AsStrided'}" for op, name in named.items()), (
+        "the message names the in-place operation after a recorded edit of the view it wrote, AsStrided after "
+        "any other edit")
+# sphinx_gallery_start_ignore
+for other_view_ in (lambda h: h[:, 1:], lambda h: h[0], lambda h: h.view(3), lambda h: h.t()):
+    for edit_line_, (edit_no_grad_, view_edit_) in view_edits.items():
+        assert all(name_after_in_place_on_view(in_place, other_view_, edit_no_grad_, view_edit_) == "output 0 of " + (
+            op if edit_line_ == "piece.mul_(2)" else "AsStrided") for op, in_place in in_place_ops.items()), (
+            "on other slices and views of h as well, the message names the in-place operation after a recorded edit "
+            "of the view it wrote, AsStrided after any other edit")
+# sphinx_gallery_end_ignore
+
+# %%
 # After a ``Linear`` layer the same in-place ReLU is harmless: the node of
 # ``layer(x)`` below saves ``x`` and a view of the layer's weight, not its output. That
 # is why ``inplace=True`` works after layers whose backward does not need
@@ -1121,7 +1237,9 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 #
 # The message names the saved tensor by its type and shape, and names an
 # operation: for a saved output, the operation that produced it, even after
-# an in-place edit gave the tensor a new ``grad_fn`` (``y += 1`` above); for a
+# an in-place edit gave the tensor a new ``grad_fn`` (``y += 1`` above), unless an in-place operation wrote it
+# through a view of another output (``ReLU(inplace=True)`` on ``h[:, :2]``): then ``AsStrided`` after any edit but
+# a recorded one of that view itself; for a
 # saved non-leaf input, the input's ``grad_fn`` at the time ``backward()``
 # runs: the edit, after one autograd records on the input itself; still the
 # operation that made the input, after one under ``torch.no_grad()`` or
@@ -1142,7 +1260,8 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # sharing its version counter, after it was saved, even one that changes no
 # value, as ``t_()`` above. ``_version`` or anomaly mode finds the line. Fixes include: write the edit out of
 # place, give the operation a ``clone()``, run the forward pass, the edit and ``backward()`` inside
-# ``allow_mutation_on_saved_tensors()``, reorder so that every ``backward()`` runs before
+# ``allow_mutation_on_saved_tensors()`` (when the edit writes through a tensor that begins at the saved tensor's
+# first element: a write through ``y[1:]`` is neither copied nor checked), reorder so that every ``backward()`` runs before
 # the edit, or, as a GAN loop does, build the graph again after the edit.
 # The reverse mistake, an edit that autograd never sees, is on
 # :ref:`data-vs-detach-data`.

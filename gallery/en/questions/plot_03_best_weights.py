@@ -247,8 +247,8 @@ def draw_processes(title, child, **names):
 # The quantized ``torch.ao.nn.quantized.Linear`` keeps its weights packed: with or without a bias,
 # ``qint8`` or ``float16``, it holds them neither as parameters nor as buffers. With the
 # quantized engine of the site's build, ``x86``, its ``state_dict()`` unpacks the weight into new
-# memory at every call, but the bias in the same entry is the module's own tensor, the one
-# ``bias()`` returns: that dict is not a snapshot either.
+# memory at every call; with a bias, ``qint8`` or ``float16``, the bias in the same entry is the module's own
+# tensor, the one ``bias()`` returns: that dict is not a snapshot either.
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -297,6 +297,15 @@ assert unpacked[0][0].is_quantized and bytes_apart(unpacked[0][0], unpacked[1][0
     "a quantized Linear's state_dict() unpacks its weight into new memory at every call")
 assert unpacked[0][1] is unpacked[1][1] is packed.bias(), (
     "a quantized Linear's state_dict() holds the module's own bias")
+option_entries_ = [[option_.state_dict()["_packed_params._packed_params"] for _ in range(2)] for option_ in packed_options]
+assert all(bytes_apart(first_[0], second_[0]) for first_, second_ in option_entries_), (
+    "with or without a bias, qint8 or float16, a quantized Linear's state_dict() unpacks its weight into new memory "
+    "at every call")
+biased_entries_ = [(option_, entries_) for option_, entries_ in zip(packed_options, option_entries_, strict=True)
+                   if option_.bias() is not None]
+assert len(biased_entries_) == 2 and all(entries_[0][1] is entries_[1][1] is option_.bias()
+                                         for option_, entries_ in biased_entries_), (
+    "with a bias, qint8 or float16, a quantized Linear's state_dict() holds the module's own bias")
 lazy_classes_ = (torch.nn.LazyLinear, torch.nn.LazyConv1d, torch.nn.LazyConv2d, torch.nn.LazyConv3d,
                  torch.nn.LazyConvTranspose1d, torch.nn.LazyConvTranspose2d, torch.nn.LazyConvTranspose3d,
                  torch.nn.LazyBatchNorm1d, torch.nn.LazyBatchNorm2d, torch.nn.LazyBatchNorm3d,
@@ -554,7 +563,7 @@ if torch.cuda.is_available():
 #
 # For dense parameters and buffers, ``state_dict()`` holds references into the model, not a snapshot (a
 # quantized ``Linear``, which packs its weights, gives its weight in new memory on the engine of the
-# site's build, but its bias by reference). For the best
+# site's build, but its bias, if it has one, by reference). For the best
 # weights keep ``{k: v.detach().clone() for k, v in model.state_dict().items()}`` (when every value is a
 # tensor: on a quantized ``Linear``'s state dict it raises ``AttributeError``)
 # or ``copy.deepcopy(model.state_dict())``, and restore them with

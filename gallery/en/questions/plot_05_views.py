@@ -637,8 +637,11 @@ assert same_storage(torch.zeros(2, device="meta"), torch.ones(3, device="meta"))
 # ``torch.inference_mode()``, raises, unless
 # the tensor it was taken from is a view whose ``_base`` does not require grad.
 # Inference tensors made inside ``torch.inference_mode()`` are the exception: they have no version
-# counter, and their views no ``_base`` (:ref:`questions-inference-mode`). ``detach()`` and ``.data``
-# share memory but no history. ``_base`` marks views only: to know whether a tensor
+# counter, and their views no ``_base`` (:ref:`questions-inference-mode`); inside the mode, ``view(dtype)`` of a
+# tensor that is not an inference tensor gives one too, and the pieces of ``unsafe_chunk`` and ``unsafe_split`` are
+# views with a counter of their own (:ref:`questions-version-counter`).
+# :fact:`view-dtype-under-inference-mode-uncounted` :fact:`unsafe-pieces-in-inference-mode-own-counter`
+# ``detach()`` and ``.data`` share memory but no history. ``_base`` marks views only: to know whether a tensor
 # shares memory with the one it was made from, compare their storages (``same_storage`` above): on a device with real memory (not
 # ``meta``), for storages that are not empty, equal starts prove shared memory (not a shared
 # element); different starts do not rule sharing out. ``reshape`` and ``contiguous()`` copy only when they must; to be

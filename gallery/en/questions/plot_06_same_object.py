@@ -337,8 +337,8 @@ for shortcut_, (plain_, channels_last_) in channels_last_results_.items():
 # ``to(copy=True)``, and not ``torch.tensor(a)``
 # ----------------------------------------------
 #
-# ``to(..., copy=True)`` always gives new memory, even when nothing needs
-# converting. ``torch.tensor(a)`` copies too, but warns and recommends
+# On a dense CPU tensor such as ``a``, ``to(..., copy=True)`` gives new memory, even when nothing needs
+# converting (not on every layout: on an mkldnn tensor it raises ``NotImplementedError``). ``torch.tensor(a)`` copies too, but warns and recommends
 # ``a.detach().clone()``; we catch the warning to show it.
 copied = a.to(copy=True)
 copied.add_(10)
@@ -352,6 +352,18 @@ for warning in caught:
 assert torch.equal(a, torch.tensor([1.0, 2.0, 3.0])), "the edit of the copy left a alone"
 # sphinx_gallery_start_ignore
 assert bytes_apart(rebuilt, a), "torch.tensor(a) gave a copy with its own storage"
+dense_sources_ = [a, torch.arange(6).reshape(2, 3).t(), torch.ones(3, 1).expand(3, 4), torch.ones(4)[1:],
+                  torch.tensor(True), torch.ones(2, dtype=torch.complex64).conj(),
+                  torch.ones(2, dtype=torch.float16, requires_grad=True)]
+assert all(bytes_apart(source_.to(copy=True), source_) and bytes_apart(source_.to(source_.dtype, copy=True), source_)
+           and bytes_apart(source_.to("cpu", copy=True), source_) for source_ in dense_sources_), (
+    "on a dense CPU tensor, to(..., copy=True) gives new memory even when nothing needs converting")
+try:
+    torch.ones(2, 2).to_mkldnn().to(copy=True)
+except NotImplementedError as mkldnn_refusal:
+    assert "MkldnnCPU" in str(mkldnn_refusal), "to(copy=True) of an mkldnn tensor has no MkldnnCPU kernel"
+else:
+    raise AssertionError("to(copy=True) on an mkldnn tensor must raise NotImplementedError")
 assert [record.category for record in caught] == [UserWarning] and "detach().clone()" in str(caught[0].message), (
     "torch.tensor(a) warns once, with a UserWarning that recommends detach().clone()")
 # sphinx_gallery_end_ignore
@@ -420,6 +432,6 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 # set to ``"cpu"`` or ``"cpu:0"`` (by ``torch.set_default_device`` or ``with torch.device(...)``), they raise
 # ``NotImplementedError``; with no default device set, although ``torch.get_default_device()`` then reports ``cpu``,
 # they return that ``meta`` tensor itself. For memory of your own, use
-# ``clone()`` or ``to(..., copy=True)``; to leave the graph as well,
+# ``clone()`` or, on a dense tensor, ``to(..., copy=True)``; to leave the graph as well,
 # ``detach().clone()`` (see :ref:`copying-safe-copy`).
 # :fact:`default-device-makes-as-tensor-copy`

@@ -393,7 +393,7 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # A ``Dataset`` that hands out its own tensors
 # --------------------------------------------
 #
-# With an integer ``i`` and a dense ``self.data`` (layout ``torch.strided``, neither nested nor quantized),
+# With ``i`` a Python ``int`` and a dense ``self.data`` (layout ``torch.strided``, neither nested nor quantized),
 # ``self.data[i]`` is a view of the dataset's tensor (see
 # :ref:`writing through an index <questions-index-writes>`), and
 # ``DataLoader(dataset, batch_size=None)``, its other arguments left at their defaults (among them
@@ -461,6 +461,8 @@ assert torch.equal(data, original) and copied_means[0] == copied_means[1], "copi
 # sphinx_gallery_start_ignore
 assert same_storage(Points(data)[0], data) and bytes_apart(Points(data, copies=True)[0], data), (
     "an item shares the dataset's memory, and with copies=True it has memory of its own")
+assert all(Points(data)[index]._base is data for index in range(-len(data), len(data))), (
+    "for any Python int i, negative ones included, self.data[i] is a view of the dataset's tensor")
 # (its own generator: a DataLoader draws a seed when iterated, which would move the page's random numbers)
 batches_of_two = torch.utils.data.DataLoader(Points(data), batch_size=2, generator=torch.Generator())
 assert all(bytes_apart(batch, data) for batch in batches_of_two), "batch_size=2 stacks the items into copies"
@@ -479,7 +481,8 @@ assert all(bytes_apart(batch, data) for batch in batches_of_two), "batch_size=2 
 # run on an original that was never given a backward hook, because the copy alone is marked as having
 # one (``_is_full_backward_hook``, internal to torch). An original once given a backward hook of either
 # kind, before or after the copy's and even if removed since, keeps that mark and then runs the copy's
-# hook too (if it was given the other kind before the copy was made, registering on the copy raises
+# hook too, as a hook of the kind the original is marked with (a full hook registered on the copy then gets the
+# older hook's arguments, and the other way round; if it was given the other kind before the copy was made, registering on the copy raises
 # instead). Only an attribute kept outside those dictionaries, such as ``training``, rebound afterwards,
 # becomes separate.
 model = torch.nn.Linear(2, 1)
@@ -519,22 +522,44 @@ hook_register = {"full": torch.nn.Module.register_full_backward_hook,
                  "older": torch.nn.Module.register_backward_hook}
 
 
+def grad_input_shapes(grad_input):
+    return [None if g is None else tuple(g.shape) for g in grad_input]
+
+
 def hooks_run_on_original(order, copy_kind, original_kind, removed):
     """The hooks a backward of an original runs after the events of ``order``, in that order: copying it,
     giving the copy a backward hook of copy_kind, giving the original one of original_kind (removed at once
-    if removed)."""
-    marked, ran, marked_copy = torch.nn.ReLU(), [], None
+    if removed), each with the shapes of the grad_input it got."""
+    marked, ran, marked_copy = torch.nn.Linear(2, 2), [], None
     for event in order:
         if event == "copy":
             marked_copy = copy.copy(marked)
         elif event == "the copy's hook":
-            hook_register[copy_kind](marked_copy, lambda *args: ran.append("the copy's"))
+            hook_register[copy_kind](marked_copy, lambda module, grad_input, grad_output: ran.append(
+                ("the copy's", grad_input_shapes(grad_input))))
         else:
-            handle = hook_register[original_kind](marked, lambda *args: ran.append("the original's"))
+            handle = hook_register[original_kind](marked, lambda module, grad_input, grad_output: ran.append(
+                ("the original's", grad_input_shapes(grad_input))))
             if removed:
                 handle.remove()
-    marked(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # an older hook on a Linear warns that it is deprecated
+        marked(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
     return ran
+
+
+def grad_input_of_kind(kind):
+    """The shapes of the grad_input a backward hook of that kind gets on a Linear of its own."""
+    alone, got = torch.nn.Linear(2, 2), []
+    hook_register[kind](alone, lambda module, grad_input, grad_output: got.append(grad_input_shapes(grad_input)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # an older hook on a Linear warns that it is deprecated
+        alone(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+    return got[0]
+
+
+kind_shapes = {kind: grad_input_of_kind(kind) for kind in hook_register}
+assert kind_shapes["full"] != kind_shapes["older"], "on a Linear, the two kinds of backward hook get different grad_input"
 
 
 orders = (("the original's hook", "copy", "the copy's hook"), ("copy", "the original's hook", "the copy's hook"),
@@ -556,8 +581,10 @@ for order, copy_kind, original_kind, removed in backward_hook_cases:
         assert other_kind_first and "Cannot use both regular backward hooks and full" in str(ran), (
             "registering on the copy raises only if the original had the other kind before the copy")
     else:
-        assert "the copy's" in ran and not other_kind_first, (
+        assert "the copy's" in [who for who, _ in ran] and not other_kind_first, (
             "an original given either kind of backward hook, before or after the copy's, removed or not, runs it")
+        assert all(got == kind_shapes[original_kind] for _, got in ran), (
+            "the original runs the copy's hook as a hook of the kind the original is marked with")
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 
@@ -756,8 +783,8 @@ for refused_leaf in refused_alone:
 # ----------
 #
 # A tensor passed to a function, kept as a default argument or held by a shallow copy of a module is
-# the same tensor as the original, and an item a dataset hands out as ``self.data[i]``, with an integer
-# ``i`` and a dense ``self.data`` (layout ``torch.strided``, neither nested nor quantized), is a view on the
+# the same tensor as the original, and an item a dataset hands out as ``self.data[i]``, with ``i`` a Python
+# ``int`` and a dense ``self.data`` (layout ``torch.strided``, neither nested nor quantized), is a view on the
 # original's memory: an in-place edit through any of these names edits the
 # original, unless torch refuses it (as it does on a leaf that requires grad with grad mode on,
 # above). Write ``x = x + 1`` inside functions, make tensor defaults inside the call,

@@ -297,8 +297,9 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # (``x * 2`` keeps its ``2`` without the hook: :doc:`/saved`), and ``backward()`` gets it back
 # through ``unpack``. Of nested pairs, only the innermost gets them: an outer ``pack`` sees nothing an
 # operation saves inside ``torch.autograd.graph.save_on_cpu()``, another ``saved_tensors_hooks`` or a
-# function run by ``torch.utils.checkpoint``; from a checkpoint it gets only the function's inputs, which
-# ``checkpoint`` itself saves. But with ``use_reentrant=True`` (which a ``checkpoint`` call
+# function run by ``torch.utils.checkpoint``; from a checkpoint it gets only the tensors passed to the function as
+# positional arguments, which ``checkpoint`` itself saves (not one passed by keyword, which only
+# ``use_reentrant=False`` takes, or inside a list). But with ``use_reentrant=True`` (which a ``checkpoint`` call
 # without the argument also uses), ``checkpoint`` runs the function again during ``backward()``, and a
 # ``backward()`` run inside the outer pair hands what that second run saves to the outer ``pack``.
 # Recording what ``pack`` receives is a public way to see which tensors are
@@ -316,7 +317,7 @@ number_packed = []
 with saved_tensors_hooks(lambda t: number_packed.append(t) or t, lambda t: t):
     doubled = torch.ones(3, requires_grad=True) * 2
 assert not number_packed and doubled.grad_fn._saved_other.item() == 2, "x * 2 saves its 2 without the hook"
-outer_packed, nested_input = [], torch.ones(3, requires_grad=True) * 2
+outer_packed, nested_input, unsaved_input = [], torch.ones(3, requires_grad=True) * 2, torch.ones(3, requires_grad=True) * 3
 with saved_tensors_hooks(lambda t: outer_packed.append(t) or t, lambda t: t):
     with torch.autograd.graph.save_on_cpu():
         nested_input.exp()
@@ -324,9 +325,12 @@ with saved_tensors_hooks(lambda t: outer_packed.append(t) or t, lambda t: t):
         nested_input.exp()
     checkpoint(lambda t: t.exp().exp(), nested_input, use_reentrant=False)
     checkpoint(lambda t: t.exp().exp(), nested_input, use_reentrant=True)
-assert len(outer_packed) == 2 and all(t is nested_input for t in outer_packed), (
+    checkpoint(lambda t, *, k: (t * k).exp(), nested_input, k=unsaved_input, use_reentrant=False)
+    checkpoint(lambda t, ks: (t * ks[0]).exp(), nested_input, [unsaved_input], use_reentrant=False)
+    checkpoint(lambda t, ks: (t * ks[0]).exp(), nested_input, [unsaved_input], use_reentrant=True)
+assert len(outer_packed) == 5 and all(t is nested_input for t in outer_packed), (
     "an outer pack gets nothing saved inside save_on_cpu(), an inner pair or a checkpointed function, "
-    "only the checkpoint's input")
+    "only the tensors passed to the checkpointed function as positional arguments (not by keyword or in a list)")
 
 
 def outer_pack_counts(**checkpoint_options):
@@ -449,10 +453,12 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 # the in-place edit no longer reaches what ``backward()`` reads, and the gradient is right. A
 # ``pack`` that returns ``t`` as it is neither copies nor checks: the same edit passes silently
 # and the gradient comes out wrong, ``2 (exp(2x) + 1)`` instead of ``2 exp(2x)``. Torch has a
-# copying kind built in, which copies a saved tensor when it is edited, not when it is saved:
+# copying kind built in, which copies a saved tensor when an in-place operation writes through a tensor that
+# begins at its first element (the rule :ref:`questions-inplace-error` checks), not when it is saved:
 # inside ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` the saved output is on ``y``'s
-# memory until the edit, and when the forward, the edit and the ``backward()`` all run inside it,
-# none of them raises and the gradient is right. A ``backward()`` run after leaving the
+# memory until the edit, and when the forward, ``y += 1`` and the ``backward()`` all run inside it,
+# none of them raises and the gradient is right. An edit through ``y[1:]``, which begins at another element,
+# is neither copied nor checked: ``backward()`` raises nothing and the gradient comes out wrong. A ``backward()`` run after leaving the
 # context raises an ``AssertionError`` when it reads a tensor the context's hooks saved, edited or
 # not; one through ``x * 2`` alone, which keeps its ``2`` without the hooks, raises nothing. A custom
 # ``torch.autograd.Function`` that keeps its input ``a`` as ``ctx.x`` instead of through
@@ -485,6 +491,14 @@ print("before the edit, saved output on y's memory:", saved_on_y)
 print("allow_mutation_on_saved_tensors, x.grad:", x.grad)
 assert saved_on_y, "allow_mutation_on_saved_tensors() saved no copy before the edit"
 assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own context copied the saved output"
+x.grad = None
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    y = (x * 2).exp()
+    y[1:] += 1
+    y.sum().backward()
+print("allow_mutation_on_saved_tensors, y[1:] += 1, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * y.detach()) and not torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), (
+    "an edit through y[1:] is neither copied nor checked: backward() computes with the edited y")
 with torch.autograd.graph.allow_mutation_on_saved_tensors():
     y = (x * 2).exp()
     y += 1
@@ -518,8 +532,10 @@ assert backward_after_context(lambda t: t * 2) is None, (
 # --------------------------
 #
 # With either ``use_reentrant`` value (and, with ``False``, its default ``context_fn``: no selective
-# checkpointing), a checkpointed function saves its inputs and recomputes everything else during
-# ``backward()``; the code below runs both.
+# checkpointing), a checkpointed function saves the tensors passed to it as positional arguments and recomputes
+# everything else during ``backward()``; the code below runs both. A tensor passed inside a list, or by keyword
+# (which only ``use_reentrant=False`` takes), is not saved: with ``use_reentrant=False``, an in-place edit of it
+# raises nothing, and the recomputation reads the edited values (the last loop below).
 # The output of a checkpointed ``exp`` is not saved, so editing it in place no longer breaks
 # ``backward()``, and the gradient is right (recomputed from ``a``). An in-place edit of the input
 # ``a`` now raises, though a plain ``exp`` allowed it: checkpoint saved ``a``.
@@ -545,6 +561,19 @@ for use_reentrant in (False, True):
         print(f"use_reentrant={use_reentrant}, edit of the input: {type(e).__name__}: {e}")
     else:
         raise AssertionError("an in-place edit of a checkpoint's input must break backward()")
+for route, checkpointed in {
+    "by keyword": lambda t: checkpoint(lambda *, kept: kept.exp(), kept=t, use_reentrant=False),
+    "inside a list": lambda t: checkpoint(lambda kept: kept[0].exp(), [t], use_reentrant=False),
+}.items():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    a = x * 2
+    y = checkpointed(a)
+    a += 1
+    y.sum().backward()
+    print(f"use_reentrant=False, a passed {route}, edit of a, x.grad:", x.grad)
+    assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach() + 1)), (
+        "a tensor passed by keyword or inside a list is not saved: its edit raises nothing, and the recomputation "
+        "reads the edited a")
 # sphinx_gallery_start_ignore
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -770,9 +799,10 @@ else:
 # operand (both when both need a gradient), ``add`` nothing; an edit through ``.data`` is not
 # caught, and the gradient can be wrong (for ``exp`` above it is). Out-of-place code (``y = y + 1``) is the plain fix; a copying
 # ``saved_tensors_hooks`` (``allow_mutation_on_saved_tensors()``, with the ``backward()`` inside it,
-# is one) or ``torch.utils.checkpoint``
+# is one, for an edit through a tensor that begins at the saved tensor's first element) or ``torch.utils.checkpoint``
 # (with either ``use_reentrant`` value and the default ``context_fn``) also let the output be
-# edited, but hooks that do not copy let an edit through unseen. ``retain_graph=True`` keeps the saved tensors, and
+# edited, but hooks that do not copy let an edit through unseen, and so does
+# ``allow_mutation_on_saved_tensors()`` for an edit that begins at another element. ``retain_graph=True`` keeps the saved tensors, and
 # the check with them, until a ``backward()`` or ``torch.autograd.grad`` with ``retain_graph`` false (its
 # default unless ``create_graph=True``) runs the nodes that saved them (``inputs=`` included). How to read the
 # error itself is on :ref:`questions-inplace-error`.

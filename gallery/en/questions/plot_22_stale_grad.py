@@ -17,7 +17,7 @@ My logged gradients are all the same: ``g = p.grad`` is not a copy
 
 A training loop that keeps ``model.weight.grad`` in a list to look at later finds every entry
 equal, often all zeros, when it zeroes the gradient with ``zero_grad(set_to_none=False)`` or never
-zeroes it; with the default ``zero_grad()`` the entries are tensors of their own. This page shows what ``zero_grad()`` does to ``p.grad`` with
+zeroes it; with the default ``zero_grad()`` the entries are tensor objects of their own. This page shows what ``zero_grad()`` does to ``p.grad`` with
 ``set_to_none=True`` (the default) and with ``set_to_none=False``, how ``backward()`` adds into an
 existing gradient (which is what gradient accumulation over micro-batches relies on), and checks
 the copy in a small training loop against the gradient worked out by hand.
@@ -28,7 +28,8 @@ the copy in a small training loop against the gradient worked out by hand.
 # -------
 #
 # A linear model with a mean squared error on a fixed batch. ``by_hand`` is the gradient of that
-# loss with respect to the weight, worked out without autograd: ``2 (model(x) - y)^T x / n``.
+# loss with respect to the weight, worked out without autograd: ``2 (model(x) - y)^T x / n``. ``bytes_apart``
+# tells whether two tensors' storages share no byte.
 
 import warnings
 
@@ -38,6 +39,12 @@ import torch
 def by_hand(model, x, y):
     with torch.no_grad():
         return 2 * (model(x) - y).T @ x / len(x)
+
+
+def bytes_apart(x, y):
+    """True when the byte ranges of the two storages do not overlap: no memory shared."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
 
 
 # %%
@@ -247,9 +254,11 @@ draw_memory("zero_grad(set_to_none=False)", **{"grads[0]": grads[0], "grads[2]":
 # ------------------------------------------------------
 #
 # ``zero_grad()`` sets ``p.grad`` to ``None``; a ``g`` taken before keeps its values, and the next
-# ``backward()`` gives ``p.grad`` a new tensor. So with the default, each step's gradient is a
-# tensor of its own: the symptom's loop with ``zero_grad()`` logs three different tensors, each
-# equal to the gradient worked out by hand for that step's weights.
+# ``backward()`` gives ``p.grad`` a new tensor object. So with the default, each step's gradient is a
+# tensor object of its own: the symptom's loop with ``zero_grad()`` logs three different tensors, here on memory
+# of their own too, each equal to the gradient worked out by hand for that step's weights. A new object is not
+# always new memory: with ``p.grad`` at ``None``, a ``backward(gradient=g)`` that reaches ``p`` through a view
+# (``p.view(-1).backward(g)``) leaves ``p.grad`` on ``g``'s memory (hidden check).
 
 p = model.weight
 logged, expected = [], []
@@ -265,6 +274,13 @@ assert logged[0] is not logged[2] and not torch.equal(logged[0], logged[2]), "wi
 assert all(torch.allclose(g, e) for g, e in zip(logged, expected, strict=True)), "each entry is its step's gradient"
 # sphinx_gallery_start_ignore
 assert logged[0] is not logged[1] and logged[1] is not logged[2], "three tensors of their own"
+assert bytes_apart(logged[0], logged[1]) and bytes_apart(logged[1], logged[2]) and bytes_apart(logged[0], logged[2]), (
+    "here the three logged tensors are on memory of their own too")
+viewed_param_ = torch.nn.Parameter(torch.zeros(2, 2))
+seed_grad_ = torch.tensor([3.0, 4.0, 0.0, 0.0])
+viewed_param_.view(-1).backward(seed_grad_)
+assert viewed_param_.grad.untyped_storage().data_ptr() == seed_grad_.untyped_storage().data_ptr(), (
+    "with p.grad None, backward(gradient=g) through a view of p leaves p.grad on g's memory")
 # sphinx_gallery_end_ignore
 ((model(x) - y) ** 2).mean().backward()
 g = p.grad

@@ -286,7 +286,7 @@ assert "[torch.FloatTensor [3]]" in message and y.type() == "torch.FloatTensor" 
 
 # %%
 # 要保留原地修改，可以把前向传播、修改和 ``backward()`` 都放进
-# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里运行：被保存的张量被修改时，它会复制一份，所以 ``backward()`` 照常运行，梯度也相同（见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里运行：原地操作经由一个从被保存张量的第一个元素开始的张量（``y`` 本身、``y[:2]``、``y.detach()``）写入时，它会把被保存的张量复制一份，所以 ``backward()`` 照常运行，梯度也相同（见 :ref:`“看运算保存了什么”那一页 <questions-saved-tensors>`）。经由从别的元素开始的视图（view）写入，比如 ``y[1:]``、``y[1]``，则既不复制也不检查：``backward()`` 不报错，用修改后的值计算：这里得到的是错误的梯度。下面先做 ``y += 1``，再每行做一次写入，每次都在新的上下文里、梯度模式（grad mode）开启时进行（隐藏的检查在 ``torch.no_grad()`` 下再做一遍，还把被保存的张量换成 ``y[1:]`` 再做一遍）。
 x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
 with torch.autograd.graph.allow_mutation_on_saved_tensors():
     y = x.exp()
@@ -295,11 +295,71 @@ with torch.autograd.graph.allow_mutation_on_saved_tensors():
 print("x.grad, y += 1 inside allow_mutation_on_saved_tensors():", x.grad)
 assert torch.allclose(x.grad, x.detach().exp()), "inside allow_mutation_on_saved_tensors() the in-place edit gives exp(x)"
 
+
+def edit_with_mutation_allowed(write, no_grad=False):
+    """x.grad, y after the write, and whether the tensor written begins at y's first element, for
+    ``y = x.exp()``, ``write(y)`` and ``backward()`` run inside allow_mutation_on_saved_tensors()."""
+    x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        y = x.exp()
+        with torch.set_grad_enabled(not no_grad):
+            written = write(y)
+        y.sum().backward()
+    return x.grad, y.detach(), written.data_ptr() == y.data_ptr()
+
+
+writes = {
+    "y[:].add_(1)": lambda y: y[:].add_(1),
+    "y[:2].add_(1)": lambda y: y[:2].add_(1),
+    "y[0].add_(1)": lambda y: y[0].add_(1),
+    "y.detach().add_(1)": lambda y: y.detach().add_(1),
+    "y.unsqueeze(0).add_(1)": lambda y: y.unsqueeze(0).add_(1),
+    "y[1:].add_(1)": lambda y: y[1:].add_(1),
+    "y[1].add_(1)": lambda y: y[1].add_(1),
+    "y.detach()[1:].add_(1)": lambda y: y.detach()[1:].add_(1),
+}
+exp_of_x = torch.tensor([0.0, 1.0, 2.0]).exp()
+for line, write in writes.items():
+    grad, edited, same_start = edit_with_mutation_allowed(write)
+    print(f"{line:24} begins at y[0]: {same_start!s:5}  x.grad: {grad}")
+    assert torch.allclose(grad, exp_of_x) if same_start else torch.equal(grad, edited) and not torch.allclose(
+        grad, exp_of_x), ("a write through a tensor that begins at y's first element is copied; one that begins "
+                          "elsewhere is not, and backward() computes with the edited y")
+# sphinx_gallery_start_ignore
+assert sorted(edit_with_mutation_allowed(each_write)[2] for each_write in writes.values()) == [False] * 3 + [True] * 5, (
+    "five of the writes begin at y's first element, three elsewhere")
+for hidden_write_ in writes.values():
+    off_grad_, off_edited_, off_same_start_ = edit_with_mutation_allowed(hidden_write_, no_grad=True)
+    assert torch.allclose(off_grad_, exp_of_x) if off_same_start_ else torch.equal(off_grad_, off_edited_) and not (
+        torch.allclose(off_grad_, exp_of_x)), ("under no_grad too, a write that begins at y's first element is "
+                                              "copied, and one that begins elsewhere is not")
+
+
+def saved_view_case_(write):
+    """w.grad, the saved y[1:] as it is after the write, and whether the tensor written begins at y[1], for a
+    product w * y[1:] (which saves y[1:]), write(y) and backward() inside allow_mutation_on_saved_tensors()."""
+    weight_, source_ = torch.ones(2, requires_grad=True), torch.tensor([1.0, 2.0, 3.0])
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        saved_view_ = source_[1:]
+        product_ = weight_ * saved_view_
+        written_ = write(source_)
+        product_.sum().backward()
+    return weight_.grad, saved_view_.clone(), written_.data_ptr() == saved_view_.data_ptr()
+
+
+view_cases_ = [saved_view_case_(view_write_) for view_write_ in writes.values()]
+assert sum(view_same_start_ for _, _, view_same_start_ in view_cases_) == 3 and all(
+    torch.equal(view_grad_, torch.tensor([2.0, 3.0])) if view_same_start_ else torch.equal(view_grad_, view_edited_)
+    for view_grad_, view_edited_, view_same_start_ in view_cases_), (
+    "for a saved view y[1:], a write that begins at its first element is copied; one that begins elsewhere is not, "
+    "and backward() computes with the values as edited")
+# sphinx_gallery_end_ignore
+
 # %%
 # 保存之前的修改没有问题
 # ----------------------
 #
-# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 或与它共享版本计数器的张量（``y[:]``、``y.detach()``）的修改：``y.mul_(y)``、``y.mul_(y[:])`` 和 ``y.mul_(y.detach())``，或 ``y.div_(y)``，或为每个张量操作数的梯度保存另一个张量操作数的 ``y.addcmul_(y, y)``，先保存这个张量再写入 ``y``，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行；``c`` 不需要梯度时，``y.addcmul_(y, c)`` 不保存 ``y`` 的任何部分，所以 ``backward()`` 照常运行，梯度与不用原地写法时相同。二是要保存的张量是需要梯度的张量经 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 得到的一个输出，或是在梯度模式（grad mode）关闭时从需要梯度的张量取得的视图（view），除非那个张量是 ``_base`` 不需要梯度的视图（``_base`` 是 torch 的内部属性，指向视图所用内存所属的那个张量，视图的视图则指向最初那个视图的基张量（base tensor）；见下文），或是自定义 ``torch.autograd.Function`` 对需要梯度的输入返回的输入的视图，或是在梯度模式下对以上任何一种取的视图（``b.split(1)[0][:]``、``b.chunk(2)[0].t()``）：它的基张量被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”（对梯度模式关闭时取得的视图再取的视图，报错是“... is a view of a view which was created in no_grad mode (in inference mode) and its base ...”），什么都不会保存（见下面第三个循环；第四个循环表明，不需要梯度的张量这样得到的输出照常被保存，保存的是修改后的值，也不报错）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，版本检查只拒绝发生在某次保存之后、``backward()`` 之前的修改，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
+# 检查比较的是两个数：运算保存张量时它的版本号，以及 ``backward()`` 用到它时的版本号。在保存它的运算执行之前所做的原地修改，已经计入了保存时的版本号，所以 ``backward()`` 照常运行；下面第一个循环里的每一种修改都发生在 ``sin()`` 保存 ``y`` 之前。例外有两种。一是为自己的反向传播保存了 ``y`` 或与它共享版本计数器的张量（``y[:]``、``y.detach()``）的修改：``y.mul_(y)``、``y.mul_(y[:])`` 和 ``y.mul_(y.detach())``，或 ``y.div_(y)``，或为每个张量操作数的梯度保存另一个张量操作数的 ``y.addcmul_(y, y)``，先保存这个张量再写入 ``y``，这本身就是保存之后的修改，所以 ``backward()`` 会拒绝，而不用原地写法的 ``y * y`` 照常运行；``c`` 不需要梯度时，``y.addcmul_(y, c)`` 不保存 ``y`` 的任何部分，所以 ``backward()`` 照常运行，梯度与不用原地写法时相同。二是要保存的张量是需要梯度的张量经 ``unbind``、``split``、``split_with_sizes`` 或 ``chunk`` 得到的一个输出，或是在梯度模式关闭时从需要梯度的张量取得的视图，除非那个张量是 ``_base`` 不需要梯度的视图（``_base`` 是 torch 的内部属性，指向视图所用内存所属的那个张量，视图的视图则指向最初那个视图的基张量（base tensor）；见下文），或是自定义 ``torch.autograd.Function`` 对需要梯度的输入返回的输入的视图，或是在梯度模式下对以上任何一种取的视图（``b.split(1)[0][:]``、``b.chunk(2)[0].t()``）：它的基张量被修改之后，哪怕修改是在 ``torch.no_grad()`` 下进行的，本要保存它的运算也会当场报错“... its base or another view of its base has been modified inplace ...”（对梯度模式关闭时取得的视图再取的视图，报错是“... is a view of a view which was created in no_grad mode (in inference mode) and its base ...”），什么都不会保存（见下面第三个循环；第四个循环表明，不需要梯度的张量这样得到的输出照常被保存，保存的是修改后的值，也不报错）。自动求导记录了一次 ``backward()`` 接受的修改时，即修改在梯度模式下直接作用在 ``y`` 本身上时（第一个循环里的每一次修改都是这样），梯度与不用原地写法的同一段代码相同。除此之外，版本检查只拒绝发生在某次保存之后、``backward()`` 之前的修改，这时报错里的“expected version”就是 ``y`` 在保存时的版本号：改过一次，所以是 1。
 
 edits = {
     "y.add_(1)": (lambda t: t.add_(1), lambda t: t + 1),
@@ -716,6 +776,52 @@ assert r is h, "an in-place ReLU returns its input"
 # sphinx_gallery_end_ignore
 
 # %%
+# 对视图做原地操作，保存的也是视图。对另一个运算的输出 ``h`` 的切片 ``piece = h[:, :2]`` 调用 ``ReLU(inplace=True)``、``exp_()``、``sigmoid_()`` 或 ``tanh_()``，保存的输出都是 ``piece``。只有被记录的、对 ``piece`` 本身的修改之后，报错才点名这个运算；其他修改之后（修改 ``piece`` 的视图、修改 ``h``、在 ``torch.no_grad()`` 下修改或经由 ``detach()`` 修改），报错点名的都是 ``AsStrided``。下面每行做一次修改，四个运算各做一遍，再运行 ``backward()``；隐藏的检查在 ``h[:, 1:]``、``h[0]``、``h.view(3)`` 和 ``h.t()`` 上再做一遍。
+
+
+def name_after_in_place_on_view(in_place, take_view, no_grad, edit):
+    """The operation the message names after ``in_place`` on ``take_view(h)`` for ``h = x * 2``, then ``edit``."""
+    x = torch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
+    h = x * 2
+    piece = in_place(take_view(h))
+    with torch.set_grad_enabled(not no_grad):
+        edit(h, piece)
+    try:
+        h.sum().backward()
+    except RuntimeError as e:
+        return str(e).split("which is ")[1].split(", is at")[0]
+    raise AssertionError("backward() after an edit of an output saved through a view must raise")
+
+
+in_place_ops = {"Relu": torch.nn.ReLU(inplace=True), "Exp": torch.Tensor.exp_, "Sigmoid": torch.Tensor.sigmoid_,
+                "Tanh": torch.Tensor.tanh_}
+view_edits = {  # line: (the edit runs under torch.no_grad(), the edit)
+    "piece.mul_(2)": (False, lambda h, piece: piece.mul_(2)),
+    "piece.mul_(2) under no_grad": (True, lambda h, piece: piece.mul_(2)),
+    "piece.detach().mul_(2)": (False, lambda h, piece: piece.detach().mul_(2)),
+    "piece[..., :1].mul_(2)": (False, lambda h, piece: piece[..., :1].mul_(2)),
+    "h.mul_(2)": (False, lambda h, piece: h.mul_(2)),
+    "h.mul_(2) under no_grad": (True, lambda h, piece: h.mul_(2)),
+    "h.detach().mul_(2)": (False, lambda h, piece: h.detach().mul_(2)),
+    "h[:, 2:].mul_(2)": (False, lambda h, piece: h[:, 2:].mul_(2)),
+}
+for line, (no_grad, edit) in view_edits.items():
+    named = {op: name_after_in_place_on_view(in_place, lambda h: h[:, :2], no_grad, edit)
+             for op, in_place in in_place_ops.items()}
+    print(f"{line:28} the message names: {', '.join(name.removeprefix('output 0 of ') for name in named.values())}")
+    assert all(name == f"output 0 of {op if line == 'piece.mul_(2)' else 'AsStrided'}" for op, name in named.items()), (
+        "the message names the in-place operation after a recorded edit of the view it wrote, AsStrided after "
+        "any other edit")
+# sphinx_gallery_start_ignore
+for other_view_ in (lambda h: h[:, 1:], lambda h: h[0], lambda h: h.view(3), lambda h: h.t()):
+    for edit_line_, (edit_no_grad_, view_edit_) in view_edits.items():
+        assert all(name_after_in_place_on_view(in_place, other_view_, edit_no_grad_, view_edit_) == "output 0 of " + (
+            op if edit_line_ == "piece.mul_(2)" else "AsStrided") for op, in_place in in_place_ops.items()), (
+            "on other slices and views of h as well, the message names the in-place operation after a recorded edit "
+            "of the view it wrote, AsStrided after any other edit")
+# sphinx_gallery_end_ignore
+
+# %%
 # 接在 ``Linear`` 层后面，同样的原地 ReLU 却不会出问题：下面 ``layer(x)`` 的节点保存的是 ``x`` 和这一层权重的一个视图，而不是它的输出。所以，接在反向传播不需要自身输出的层后面，且这个输出是一个新张量、没有别的运算保存它时，
 # ``inplace=True`` 不会出错（如果这个输出又乘上一个需要梯度的门控张量，乘法会保存它，``backward()`` 就会报错）。层的输入的视图不是新张量（见下一段）；带偏置的 ``nn.Linear`` 对三维输入返回的视图，则是这一层自己算出的乘积的视图，不是输入的视图，对它做原地 ReLU 得到的梯度与普通 ReLU 的相同（隐藏的检查验证了这一点）。在梯度模式下、``torch.inference_mode()`` 之外，输出需要梯度时，用 ``chunk``、``split``、``split_with_sizes`` 或 ``unbind``
 # 从这个输出切出的一块就不行了，哪怕只切出一块也一样，对这样一块再取的视图（比如它的 ``[:, :1]``）也不行：对它调用 ``ReLU(inplace=True)`` 或 ``torch.nn.functional.relu(..., inplace=True)``，在前向传播里当场就会报错，报错说这个视图“is the output of a function that returns multiple views”。``tensor_split`` 切出的也是这个输出的视图，但对它切出的其中一块做原地 ReLU 照常运行，得到的梯度与不用原地操作的 ReLU 相同。（固定随机种子，让这一层的随机权重每次运行都一样，比较的结果也就每次相同。）
@@ -1011,6 +1117,6 @@ assert all(untouched) and G.weight.grad is not None, "D's loss never reaches G; 
 # 小结
 # ----
 #
-# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``）；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``；复数张量的 ``.H``、``.mH`` 和 ``adjoint()`` 也是 ``Conj``）。被保存的若是需要梯度的张量经 ``unbind``、``split`` 或 ``chunk`` 得到的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（``_base`` 不需要梯度的视图除外）取得的视图，或是在梯度模式下对这两种张量再取的视图（``b.split(1)[0][:]``），``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
-# ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。可行的解决办法包括：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；把前向传播、修改和 ``backward()`` 都放进 ``allow_mutation_on_saved_tensors()`` 里运行；调整顺序，让所有
+# 报错信息用类型和形状指明被保存的张量，并点名一个运算：被保存的输出，点名的是产生它的运算，即使原地修改已经给了这个张量新的 ``grad_fn`` 也是如此（如上面的 ``y += 1``），但若它是原地操作经由另一个输出的视图写出的（如对 ``h[:, :2]`` 调用 ``ReLU(inplace=True)``），除了被记录的、对这个视图本身的修改，任何修改之后点名的都是 ``AsStrided``；被保存的非叶子输入，点名的是 ``backward()`` 运行时这个输入的 ``grad_fn``：直接作用在输入本身上、被自动求导记录的修改之后，是那次修改；输入不是视图时，在 ``torch.no_grad()`` 下或经由 ``detach()`` 的修改之后，仍是产生这个输入的运算；经由视图、被记录的修改之后，是 ``CopySlices``；被保存的输入是单个能用步长表示的视图（切片、转置、``view()``、``.real`` 或 ``.imag`` 等），而它或它的基张量被修改过（无论被记录、在 ``torch.no_grad()`` 下，还是经由 ``detach()``），则是 ``AsStrided``；最后取的视图若是 ``torch.view_as_real``、``torch.view_as_complex`` 或 ``conj()``，则是这个视图自己的运算（``ViewAsReal``、``ViewAsComplex``、``Conj``；复数张量的 ``.H``、``.mH`` 和 ``adjoint()`` 也是 ``Conj``）。被保存的若是需要梯度的张量经 ``unbind``、``split`` 或 ``chunk`` 得到的一个输出，或是在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下从需要梯度的张量（``_base`` 不需要梯度的视图除外）取得的视图，或是在梯度模式下对这两种张量再取的视图（``b.split(1)[0][:]``），``backward()`` 报的则是另一条错误（“... its base or another view of its base has been modified inplace ...”），被记录的对这个输出或视图本身的修改则当场报错。没有 ``grad_fn`` 的被保存张量，报错里不点名运算。两个版本号不同，说明它被保存之后，有原地操作作用在它或与它共享版本计数器的张量上，哪怕这个操作没有改变任何数值，比如上面的
+# ``t_()``。``_version`` 或异常检测模式能帮你找到那一行。可行的解决办法包括：改成非原地写法；让运算用一份 ``clone()`` 出来的副本；把前向传播、修改和 ``backward()`` 都放进 ``allow_mutation_on_saved_tensors()`` 里运行（前提是修改经由从被保存张量的第一个元素开始的张量写入：经由 ``y[1:]`` 的写入既不复制也不检查）；调整顺序，让所有
 # ``backward()`` 都在修改之前完成；或者像 GAN 训练循环那样，在修改之后重新构建计算图。相反的情形，即自动求导根本察觉不到的修改，见 :ref:`“.data”那一页 <data-vs-detach-data>`。:fact:`saved-view-edit-error` :fact:`saved-conj-transpose-edit-error`

@@ -223,7 +223,7 @@ def draw_processes(title, child, **names):
 # ``state_dict()`` 返回的是引用
 # -----------------------------
 #
-# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储。``BatchNorm`` 层的稠密缓冲区（buffer）也是这样返回的，例如它的 ``running_mean``，给它加上的需要梯度的缓冲区也一样；在它上面以 ``persistent=False`` 注册的缓冲区则根本不会出现在 ``state_dict()`` 里。并非每个模块都这样：torch.ao 的 ``FakeQuantize`` 把它的 ``scale`` 和 ``zero_point`` 缓冲区本身放进字典，就是模块自己的对象。惰性模块在第一次调用之前是例外：对 ``LazyLinear`` 以及惰性的卷积层、转置卷积层、批归一化层和实例归一化层，一维、二维和三维的都有（如 ``LazyConv2d``、``LazyBatchNorm1d``），也就是这里的检查试过的那些，尚未初始化的参数和缓冲区返回的就是模块自己的对象，这样的参数也仍然需要梯度。下面的检查只针对稠密张量，不涉及稀疏张量。量化的 ``torch.ao.nn.quantized.Linear`` 把权重打包保存：不论有没有偏置，dtype 是 ``qint8`` 还是 ``float16``，它都既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里，但同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
+# 参数是常见的稠密（strided）布局时（这里就是），其中的张量是新的张量对象，已脱离自动求导（autograd），但底下用的是参数自己的存储。``BatchNorm`` 层的稠密缓冲区（buffer）也是这样返回的，例如它的 ``running_mean``，给它加上的需要梯度的缓冲区也一样；在它上面以 ``persistent=False`` 注册的缓冲区则根本不会出现在 ``state_dict()`` 里。并非每个模块都这样：torch.ao 的 ``FakeQuantize`` 把它的 ``scale`` 和 ``zero_point`` 缓冲区本身放进字典，就是模块自己的对象。惰性模块在第一次调用之前是例外：对 ``LazyLinear`` 以及惰性的卷积层、转置卷积层、批归一化层和实例归一化层，一维、二维和三维的都有（如 ``LazyConv2d``、``LazyBatchNorm1d``），也就是这里的检查试过的那些，尚未初始化的参数和缓冲区返回的就是模块自己的对象，这样的参数也仍然需要梯度。下面的检查只针对稠密张量，不涉及稀疏张量。量化的 ``torch.ao.nn.quantized.Linear`` 把权重打包保存：不论有没有偏置，dtype 是 ``qint8`` 还是 ``float16``，它都既不把权重存为参数，也不存为缓冲区。用本站构建所用的量化引擎 ``x86`` 时，它的 ``state_dict()`` 每次调用都把权重解包到新的内存里；有偏置时（``qint8`` 或 ``float16`` 都一样），同一项里的偏置就是模块自己的张量，即 ``bias()`` 返回的那个：这样的字典也不是快照。
 state = model.state_dict()
 print("state['weight']:", state["weight"])
 print("is model.weight:", state["weight"] is model.weight)
@@ -272,6 +272,15 @@ assert unpacked[0][0].is_quantized and bytes_apart(unpacked[0][0], unpacked[1][0
     "a quantized Linear's state_dict() unpacks its weight into new memory at every call")
 assert unpacked[0][1] is unpacked[1][1] is packed.bias(), (
     "a quantized Linear's state_dict() holds the module's own bias")
+option_entries_ = [[option_.state_dict()["_packed_params._packed_params"] for _ in range(2)] for option_ in packed_options]
+assert all(bytes_apart(first_[0], second_[0]) for first_, second_ in option_entries_), (
+    "with or without a bias, qint8 or float16, a quantized Linear's state_dict() unpacks its weight into new memory "
+    "at every call")
+biased_entries_ = [(option_, entries_) for option_, entries_ in zip(packed_options, option_entries_, strict=True)
+                   if option_.bias() is not None]
+assert len(biased_entries_) == 2 and all(entries_[0][1] is entries_[1][1] is option_.bias()
+                                         for option_, entries_ in biased_entries_), (
+    "with a bias, qint8 or float16, a quantized Linear's state_dict() holds the module's own bias")
 lazy_classes_ = (torch.nn.LazyLinear, torch.nn.LazyConv1d, torch.nn.LazyConv2d, torch.nn.LazyConv3d,
                  torch.nn.LazyConvTranspose1d, torch.nn.LazyConvTranspose2d, torch.nn.LazyConvTranspose3d,
                  torch.nn.LazyBatchNorm1d, torch.nn.LazyBatchNorm2d, torch.nn.LazyBatchNorm3d,
@@ -505,7 +514,7 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 对稠密的参数和缓冲区，``state_dict()`` 装的是指向模型内部张量的引用，不是快照（量化的 ``Linear`` 把权重打包保存：在本站构建所用的引擎上，它给出的权重在新的内存里，偏置却是引用）。要保存最佳权重，用
+# 对稠密的参数和缓冲区，``state_dict()`` 装的是指向模型内部张量的引用，不是快照（量化的 ``Linear`` 把权重打包保存：在本站构建所用的引擎上，它给出的权重在新的内存里，有偏置时偏置却是引用）。要保存最佳权重，用
 # ``{k: v.detach().clone() for k, v in model.state_dict().items()}``，它要求每个值都是张量（在量化的 ``Linear`` 的 ``state_dict()`` 上它抛出 ``AttributeError``），或用
 # ``copy.deepcopy(model.state_dict())``，恢复时用 ``load_state_dict``，它会复制（加上 ``assign=True`` 时不复制；字典带有 ``assign=True`` 加载留在 ``_metadata`` 里的标志时也不复制：上面的 ``deepcopy`` 可能带有，字典推导式得到的普通字典不会，见 :ref:`“检查点”那一页 <questions-checkpoints>`）；要放在 CPU 内存里，用
 # ``v.detach().to("cpu", copy=True)``，而不是 ``v.cpu()``。保存切片之前，先 ``clone()``。

@@ -321,7 +321,7 @@ for shortcut_, (plain_, channels_last_) in channels_last_results_.items():
 # 用 ``to(copy=True)``，而不是 ``torch.tensor(a)``
 # ------------------------------------------------
 #
-# ``to(..., copy=True)`` 总会给出新的内存，即使没有什么需要转换。``torch.tensor(a)`` 也会复制，但会发出警告，建议改用
+# 对 ``a`` 这样的稠密 CPU 张量，``to(..., copy=True)`` 会给出新的内存，即使没有什么需要转换（并非每种布局都如此：对 mkldnn 张量它会抛出 ``NotImplementedError``）。``torch.tensor(a)`` 也会复制，但会发出警告，建议改用
 # ``a.detach().clone()``；这里捕获警告并展示出来。
 copied = a.to(copy=True)
 copied.add_(10)
@@ -335,6 +335,18 @@ for warning in caught:
 assert torch.equal(a, torch.tensor([1.0, 2.0, 3.0])), "the edit of the copy left a alone"
 # sphinx_gallery_start_ignore
 assert bytes_apart(rebuilt, a), "torch.tensor(a) gave a copy with its own storage"
+dense_sources_ = [a, torch.arange(6).reshape(2, 3).t(), torch.ones(3, 1).expand(3, 4), torch.ones(4)[1:],
+                  torch.tensor(True), torch.ones(2, dtype=torch.complex64).conj(),
+                  torch.ones(2, dtype=torch.float16, requires_grad=True)]
+assert all(bytes_apart(source_.to(copy=True), source_) and bytes_apart(source_.to(source_.dtype, copy=True), source_)
+           and bytes_apart(source_.to("cpu", copy=True), source_) for source_ in dense_sources_), (
+    "on a dense CPU tensor, to(..., copy=True) gives new memory even when nothing needs converting")
+try:
+    torch.ones(2, 2).to_mkldnn().to(copy=True)
+except NotImplementedError as mkldnn_refusal:
+    assert "MkldnnCPU" in str(mkldnn_refusal), "to(copy=True) of an mkldnn tensor has no MkldnnCPU kernel"
+else:
+    raise AssertionError("to(copy=True) on an mkldnn tensor must raise NotImplementedError")
 assert [record.category for record in caught] == [UserWarning] and "detach().clone()" in str(caught[0].message), (
     "torch.tensor(a) warns once, with a UserWarning that recommends detach().clone()")
 # sphinx_gallery_end_ignore
@@ -388,5 +400,5 @@ assert complex_grad.dtype == torch.float32 and torch.equal(complex_grad, 2 * com
 #
 # 没有什么需要做时，``to``、``cpu``、``float``、``contiguous``、``type`` 和 ``torch.as_tensor`` 都返回输入本身（其他一些调用也是这样，例如 ``type_as``、``torch.asarray``，以及其他 dtype 简写方法，比如对 ``float64`` 张量调用 ``double()``）；只是 ``to()`` 会复制一些已经是所要布局或设备的张量（比如上文只有一个通道的批次要 ``channels_last``；又如在
 # ``"cpu"`` 上的张量要 ``"cpu:0"``，见 :ref:`“module.to()”那一页 <questions-module-to>`）；接受同样参数的调用也会这样复制：给了 ``memory_format`` 的 ``cpu()`` 和各个 dtype 简写方法（``float()``、``double()``、``half()`` 等），以及 ``torch.as_tensor(a, device="cpu:0")`` 和 ``torch.asarray(a, device="cpu:0")``；对 CPU 张量 ``a``，默认设备是 ``"cpu:0"`` 时（``torch.set_default_device``、``with torch.device(...)``），``torch.as_tensor(a)`` 本身和 ``torch.asarray(a)`` 也会复制，因为 CPU 张量在 ``"cpu"`` 上，从不在 ``"cpu:0"`` 上。默认设备是 ``meta`` 时，这两个函数返回一个新的 ``meta`` 张量，里面没有数值。用 ``torch.set_default_device`` 或 ``with torch.device(...)`` 把默认设备设为 ``"cpu"`` 或 ``"cpu:0"`` 时，给它们 ``meta`` 张量会抛出 ``NotImplementedError``；没有设置默认设备时，尽管 ``torch.get_default_device()`` 这时报告的是 ``cpu``，它们返回的就是这个 ``meta`` 张量本身。想要独立的内存，用
-# ``clone()`` 或 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
+# ``clone()``，对稠密张量也可以用 ``to(..., copy=True)``；如果还要脱离计算图，用 ``detach().clone()``，见 :ref:`“最保险的复制”那一页 <copying-safe-copy>`。
 # :fact:`default-device-makes-as-tensor-copy`

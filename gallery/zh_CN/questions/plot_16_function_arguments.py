@@ -364,7 +364,7 @@ assert all(torch.equal(t, torch.ones(2)) for t in totals), "each call starts fro
 # 把自己的张量交出去的 ``Dataset``
 # --------------------------------
 #
-# ``i`` 为整数、``self.data`` 为稠密张量（布局为 ``torch.strided``，既非嵌套也非量化）时，``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而 ``DataLoader(dataset, batch_size=None)`` 的其余参数都取默认值时（其中 ``num_workers=0``：不启动 worker 进程），它在任何梯度模式下都把 ``__getitem__`` 返回的张量原样传出来，就是那个张量对象本身（由张量组成的普通元组会变成一个新列表，字典会变成一个新字典，两者装的仍是那些张量）。循环里用数据集的均值对每个样本做原地归一化
+# ``i`` 为 Python 的 ``int``、``self.data`` 为稠密张量（布局为 ``torch.strided``，既非嵌套也非量化）时，``self.data[i]`` 是数据集张量的视图（view），见\ :ref:`“通过索引写入”那一页 <questions-index-writes>`；而 ``DataLoader(dataset, batch_size=None)`` 的其余参数都取默认值时（其中 ``num_workers=0``：不启动 worker 进程），它在任何梯度模式下都把 ``__getitem__`` 返回的张量原样传出来，就是那个张量对象本身（由张量组成的普通元组会变成一个新列表，字典会变成一个新字典，两者装的仍是那些张量）。循环里用数据集的均值对每个样本做原地归一化
 # ``x.sub_(mean)``，改的就是数据集本身：第一个 epoch 看到的数据以零为中心，第二个 epoch 看到的又被平移了一次。
 
 
@@ -424,6 +424,8 @@ assert torch.equal(data, original) and copied_means[0] == copied_means[1], "copi
 # sphinx_gallery_start_ignore
 assert same_storage(Points(data)[0], data) and bytes_apart(Points(data, copies=True)[0], data), (
     "an item shares the dataset's memory, and with copies=True it has memory of its own")
+assert all(Points(data)[index]._base is data for index in range(-len(data), len(data))), (
+    "for any Python int i, negative ones included, self.data[i] is a view of the dataset's tensor")
 # (its own generator: a DataLoader draws a seed when iterated, which would move the page's random numbers)
 batches_of_two = torch.utils.data.DataLoader(Points(data), batch_size=2, generator=torch.Generator())
 assert all(bytes_apart(batch, data) for batch in batches_of_two), "batch_size=2 stacks the items into copies"
@@ -434,7 +436,7 @@ assert all(bytes_apart(batch, data) for batch in batches_of_two), "batch_size=2 
 # --------------------
 #
 # 浅拷贝得到一个新的模块对象，但它的属性就是原模块的属性：同一批 ``Parameter`` 对象，连存放它们的字典（``_parameters``、
-# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。反向钩子是例外：用 ``register_full_backward_hook`` 或旧的 ``register_backward_hook`` 在副本上注册的钩子，不会在从未注册过反向钩子的原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。原模块只要注册过任一种反向钩子（在副本的钩子之前或之后都算，后来被移除了也算），就保留这个标记，副本的钩子也会在它上面运行（如果原模块在复制之前注册的是另一种，在副本上注册时就会直接报错）。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
+# ``_buffers``、``_modules``，都是 torch 的内部属性）也是同一个；存放钩子的字典（``_forward_hooks`` 等）同样共享，所以在副本上注册的前向钩子或预钩子（前向或反向的），在原模块上也会运行。反向钩子是例外：用 ``register_full_backward_hook`` 或旧的 ``register_backward_hook`` 在副本上注册的钩子，不会在从未注册过反向钩子的原模块上运行，因为只有副本被标记为带有这种钩子（``_is_full_backward_hook``，torch 的内部属性）。原模块只要注册过任一种反向钩子（在副本的钩子之前或之后都算，后来被移除了也算），就保留这个标记，副本的钩子也会在它上面运行，而且是当作原模块所标记的那一种钩子运行（于是副本上注册的完整反向钩子拿到的是旧式钩子的参数，反之亦然；如果原模块在复制之前注册的是另一种，在副本上注册时就会直接报错）。只有存放在这些字典之外、之后又在其中一方上重新赋值的属性（比如 ``training``）才各自独立。
 model = torch.nn.Linear(2, 1)
 shallow = copy.copy(model)
 print("shallow is model:", shallow is model)
@@ -472,22 +474,44 @@ hook_register = {"full": torch.nn.Module.register_full_backward_hook,
                  "older": torch.nn.Module.register_backward_hook}
 
 
+def grad_input_shapes(grad_input):
+    return [None if g is None else tuple(g.shape) for g in grad_input]
+
+
 def hooks_run_on_original(order, copy_kind, original_kind, removed):
     """The hooks a backward of an original runs after the events of ``order``, in that order: copying it,
     giving the copy a backward hook of copy_kind, giving the original one of original_kind (removed at once
-    if removed)."""
-    marked, ran, marked_copy = torch.nn.ReLU(), [], None
+    if removed), each with the shapes of the grad_input it got."""
+    marked, ran, marked_copy = torch.nn.Linear(2, 2), [], None
     for event in order:
         if event == "copy":
             marked_copy = copy.copy(marked)
         elif event == "the copy's hook":
-            hook_register[copy_kind](marked_copy, lambda *args: ran.append("the copy's"))
+            hook_register[copy_kind](marked_copy, lambda module, grad_input, grad_output: ran.append(
+                ("the copy's", grad_input_shapes(grad_input))))
         else:
-            handle = hook_register[original_kind](marked, lambda *args: ran.append("the original's"))
+            handle = hook_register[original_kind](marked, lambda module, grad_input, grad_output: ran.append(
+                ("the original's", grad_input_shapes(grad_input))))
             if removed:
                 handle.remove()
-    marked(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # an older hook on a Linear warns that it is deprecated
+        marked(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
     return ran
+
+
+def grad_input_of_kind(kind):
+    """The shapes of the grad_input a backward hook of that kind gets on a Linear of its own."""
+    alone, got = torch.nn.Linear(2, 2), []
+    hook_register[kind](alone, lambda module, grad_input, grad_output: got.append(grad_input_shapes(grad_input)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # an older hook on a Linear warns that it is deprecated
+        alone(torch.ones(1, 2, requires_grad=True) * 1).sum().backward()
+    return got[0]
+
+
+kind_shapes = {kind: grad_input_of_kind(kind) for kind in hook_register}
+assert kind_shapes["full"] != kind_shapes["older"], "on a Linear, the two kinds of backward hook get different grad_input"
 
 
 orders = (("the original's hook", "copy", "the copy's hook"), ("copy", "the original's hook", "the copy's hook"),
@@ -509,8 +533,10 @@ for order, copy_kind, original_kind, removed in backward_hook_cases:
         assert other_kind_first and "Cannot use both regular backward hooks and full" in str(ran), (
             "registering on the copy raises only if the original had the other kind before the copy")
     else:
-        assert "the copy's" in ran and not other_kind_first, (
+        assert "the copy's" in [who for who, _ in ran] and not other_kind_first, (
             "an original given either kind of backward hook, before or after the copy's, removed or not, runs it")
+        assert all(got == kind_shapes[original_kind] for _, got in ran), (
+            "the original runs the copy's hook as a hook of the kind the original is marked with")
 assert shallow.__dict__ is not model.__dict__, "the module's own attributes are separate"
 # sphinx_gallery_end_ignore
 
@@ -697,5 +723,5 @@ for refused_leaf in refused_alone:
 # 小结
 # ----
 #
-# 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；``i`` 为整数、``self.data`` 为稠密张量（布局为 ``torch.strided``，既非嵌套也非量化）时，数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量，除非 torch 拒绝这次操作（比如上面在梯度模式打开时对需要梯度的叶子张量）。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
+# 传给函数的张量、作为默认值保存的张量、模块浅拷贝里的张量，都和原来的是同一个张量；``i`` 为 Python 的 ``int``、``self.data`` 为稠密张量（布局为 ``torch.strided``，既非嵌套也非量化）时，数据集以 ``self.data[i]`` 交出去的样本则是原来那个张量的视图，与它共享内存。经由其中任何一个名字做原地操作，改的都是原来的张量，除非 torch 拒绝这次操作（比如上面在梯度模式打开时对需要梯度的叶子张量）。函数里写 ``x = x + 1``；张量默认值在调用内部创建；调用者可能修改样本时，数据集交出 ``clone()``；复制模块用
 # ``copy.deepcopy``，它拒绝复制的情形包括：模块存着非叶子张量（带 ``grad_fn`` 的张量），存着 ``.grad`` 带 ``grad_fn`` 的非 ``Parameter`` 张量，或存着它单独复制时就拒绝的叶子张量，比如普通 ``torch.Tensor`` 子类的实例（详见 :ref:`“copy.deepcopy”那一页 <questions-deepcopy>`）。

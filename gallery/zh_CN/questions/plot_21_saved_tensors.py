@@ -283,7 +283,7 @@ assert b.grad_fn._saved_self is None and b.grad_fn._saved_other.item() == 3, "x 
 # --------------
 #
 # ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` 会在运算执行时，把它要保存的每个张量交给
-# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`《各操作保存了哪些张量》 </saved>`），``backward()`` 再通过 ``unpack`` 取回。几对钩子嵌套时，只有最内层的一对拿得到这些张量：运算在 ``torch.autograd.graph.save_on_cpu()`` 里、在另一个 ``saved_tensors_hooks`` 里，或者在 ``torch.utils.checkpoint`` 运行的函数里保存的张量，外层的 ``pack`` 一个也看不到；从 ``checkpoint`` 那里，它只收到函数的输入，那是 ``checkpoint`` 自己保存的。但在 ``use_reentrant=True`` 时（不传这个参数调用 ``checkpoint`` 也是如此），``checkpoint`` 会在 ``backward()`` 期间把函数再运行一遍；``backward()`` 若在外层那对钩子里运行，这第二遍运行保存的张量就会交给外层的 ``pack``。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
+# ``pack``，只有运算包装成张量的 Python 数字例外（``x * 2`` 保存它的 ``2`` 时不经过钩子，见 :doc:`《各操作保存了哪些张量》 </saved>`），``backward()`` 再通过 ``unpack`` 取回。几对钩子嵌套时，只有最内层的一对拿得到这些张量：运算在 ``torch.autograd.graph.save_on_cpu()`` 里、在另一个 ``saved_tensors_hooks`` 里，或者在 ``torch.utils.checkpoint`` 运行的函数里保存的张量，外层的 ``pack`` 一个也看不到；从 ``checkpoint`` 那里，它只收到以位置参数传给函数的张量，那是 ``checkpoint`` 自己保存的（以关键字参数传入的不算，只有 ``use_reentrant=False`` 接受关键字参数；放在列表里传入的也不算）。但在 ``use_reentrant=True`` 时（不传这个参数调用 ``checkpoint`` 也是如此），``checkpoint`` 会在 ``backward()`` 期间把函数再运行一遍；``backward()`` 若在外层那对钩子里运行，这第二遍运行保存的张量就会交给外层的 ``pack``。记下 ``pack`` 收到的东西，就能用公开的接口看到保存了哪些张量：``exp``
 # 收到的就是输出张量 ``y`` 本身，``sin`` 收到的就是输入 ``a`` 本身。:fact:`wrapped-number-saved-outside-hooks`
 
 packed = []
@@ -297,7 +297,7 @@ number_packed = []
 with saved_tensors_hooks(lambda t: number_packed.append(t) or t, lambda t: t):
     doubled = torch.ones(3, requires_grad=True) * 2
 assert not number_packed and doubled.grad_fn._saved_other.item() == 2, "x * 2 saves its 2 without the hook"
-outer_packed, nested_input = [], torch.ones(3, requires_grad=True) * 2
+outer_packed, nested_input, unsaved_input = [], torch.ones(3, requires_grad=True) * 2, torch.ones(3, requires_grad=True) * 3
 with saved_tensors_hooks(lambda t: outer_packed.append(t) or t, lambda t: t):
     with torch.autograd.graph.save_on_cpu():
         nested_input.exp()
@@ -305,9 +305,12 @@ with saved_tensors_hooks(lambda t: outer_packed.append(t) or t, lambda t: t):
         nested_input.exp()
     checkpoint(lambda t: t.exp().exp(), nested_input, use_reentrant=False)
     checkpoint(lambda t: t.exp().exp(), nested_input, use_reentrant=True)
-assert len(outer_packed) == 2 and all(t is nested_input for t in outer_packed), (
+    checkpoint(lambda t, *, k: (t * k).exp(), nested_input, k=unsaved_input, use_reentrant=False)
+    checkpoint(lambda t, ks: (t * ks[0]).exp(), nested_input, [unsaved_input], use_reentrant=False)
+    checkpoint(lambda t, ks: (t * ks[0]).exp(), nested_input, [unsaved_input], use_reentrant=True)
+assert len(outer_packed) == 5 and all(t is nested_input for t in outer_packed), (
     "an outer pack gets nothing saved inside save_on_cpu(), an inner pair or a checkpointed function, "
-    "only the checkpoint's input")
+    "only the tensors passed to the checkpointed function as positional arguments (not by keyword or in a list)")
 
 
 def outer_pack_counts(**checkpoint_options):
@@ -423,8 +426,8 @@ assert breaks(lambda a, b: a.exp(), "y"), "the in-place form of the same loop ra
 #
 # 钩子也可以替你留住旧值：``pack`` 返回 ``t.clone()``，保存的就是一份副本，原地操作碰不到
 # ``backward()`` 要读的东西，梯度也就是对的。``pack`` 如果原样返回 ``t``，既不复制，也不检查：同样的修改悄无声息地通过，梯度却错了，是
-# ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。torch 自带一种会复制的做法，不过是在保存的张量被修改时才复制，而不是在保存时：在
-# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，修改之前保存的输出就在 ``y`` 的内存上；前向传播、修改和 ``backward()`` 都在它里面运行时，都不报错，梯度也是对的。离开这个上下文之后再运行 ``backward()``，只要读到这个上下文的钩子保存的张量，不管改没改过，都会抛出 ``AssertionError``；只经过 ``x * 2`` 的 ``backward()`` 则不报错，因为 ``x * 2`` 保存它的 ``2`` 时不经过钩子。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。用 ``ctx.save_for_backward`` 保存 ``a``，``backward`` 却从不读取 ``ctx.saved_tensors`` 的 ``Function`` 同样不检查：同样的修改之后，``backward()`` 也不报错。:fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check`
+# ``2 (exp(2x) + 1)`` 而不是 ``2 exp(2x)``。torch 自带一种会复制的做法，不过是在原地操作经由从被保存张量的第一个元素开始的张量写入时才复制（这条规则的检查见 :ref:`“原地修改报错”那一页 <questions-inplace-error>`），而不是在保存时：在
+# ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` 里面，修改之前保存的输出就在 ``y`` 的内存上；前向传播、``y += 1`` 和 ``backward()`` 都在它里面运行时，都不报错，梯度也是对的。经由 ``y[1:]`` 的修改从别的元素开始，既不复制也不检查：``backward()`` 不报错，梯度却是错的。离开这个上下文之后再运行 ``backward()``，只要读到这个上下文的钩子保存的张量，不管改没改过，都会抛出 ``AssertionError``；只经过 ``x * 2`` 的 ``backward()`` 则不报错，因为 ``x * 2`` 保存它的 ``2`` 时不经过钩子。自定义的 ``torch.autograd.Function`` 如果不用 ``ctx.save_for_backward``，而是把输入 ``a`` 存成 ``ctx.x``，也不检查：``a.detach().mul_(10)`` 之后，``backward()`` 不报错，``a.grad`` 却是错的。用 ``ctx.save_for_backward`` 保存 ``a``，``backward`` 却从不读取 ``ctx.saved_tensors`` 的 ``Function`` 同样不检查：同样的修改之后，``backward()`` 也不报错。:fact:`ctx-attribute-escapes-version-check` :fact:`unread-saved-tensors-escape-version-check`
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
@@ -450,6 +453,14 @@ print("before the edit, saved output on y's memory:", saved_on_y)
 print("allow_mutation_on_saved_tensors, x.grad:", x.grad)
 assert saved_on_y, "allow_mutation_on_saved_tensors() saved no copy before the edit"
 assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), "torch's own context copied the saved output"
+x.grad = None
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    y = (x * 2).exp()
+    y[1:] += 1
+    y.sum().backward()
+print("allow_mutation_on_saved_tensors, y[1:] += 1, x.grad:", x.grad)
+assert torch.allclose(x.grad, 2 * y.detach()) and not torch.allclose(x.grad, 2 * torch.exp(2 * x.detach())), (
+    "an edit through y[1:] is neither copied nor checked: backward() computes with the edited y")
 with torch.autograd.graph.allow_mutation_on_saved_tensors():
     y = (x * 2).exp()
     y += 1
@@ -482,7 +493,7 @@ assert backward_after_context(lambda t: t * 2) is None, (
 # ``torch.utils.checkpoint``
 # --------------------------
 #
-# 用 checkpoint 做梯度检查点（activation checkpointing）时，``use_reentrant`` 取哪个值都一样（取 ``False`` 时用默认的 ``context_fn``，即不做选择性检查点）：被包起来的函数只保存输入，其余的在 ``backward()`` 时重新计算；下面的代码两个值都运行了。checkpoint 里的 ``exp``
+# 用 checkpoint 做梯度检查点（activation checkpointing）时，``use_reentrant`` 取哪个值都一样（取 ``False`` 时用默认的 ``context_fn``，即不做选择性检查点）：被包起来的函数只保存以位置参数传给它的张量，其余的在 ``backward()`` 时重新计算；下面的代码两个值都运行了。放在列表里传入的张量，或以关键字参数传入的张量（只有 ``use_reentrant=False`` 接受关键字参数），不会被保存：在 ``use_reentrant=False`` 时原地修改它不报错，重新计算读到的是修改后的值（下面最后一个循环）。checkpoint 里的 ``exp``
 # 不保存输出，所以原地修改输出不再让 ``backward()`` 报错，梯度也是对的（由 ``a`` 重新算出）。原地修改输入
 # ``a`` 反而会报错，而普通的 ``exp`` 允许这样改：checkpoint 保存了 ``a``。（PyTorch 推荐 ``use_reentrant=False``；不传这个参数，``checkpoint`` 运行的是 ``use_reentrant=True`` 的版本，当前版本还会发出警告。）函数因此会执行两次，这对 BatchNorm 和函数里的其他原地修改意味着什么，见 :ref:`“梯度检查点”那一页 <questions-activation-checkpointing>`。
 
@@ -503,6 +514,19 @@ for use_reentrant in (False, True):
         print(f"use_reentrant={use_reentrant}, edit of the input: {type(e).__name__}: {e}")
     else:
         raise AssertionError("an in-place edit of a checkpoint's input must break backward()")
+for route, checkpointed in {
+    "by keyword": lambda t: checkpoint(lambda *, kept: kept.exp(), kept=t, use_reentrant=False),
+    "inside a list": lambda t: checkpoint(lambda kept: kept[0].exp(), [t], use_reentrant=False),
+}.items():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    a = x * 2
+    y = checkpointed(a)
+    a += 1
+    y.sum().backward()
+    print(f"use_reentrant=False, a passed {route}, edit of a, x.grad:", x.grad)
+    assert torch.allclose(x.grad, 2 * torch.exp(2 * x.detach() + 1)), (
+        "a tensor passed by keyword or inside a list is not saved: its edit raises nothing, and the recomputation "
+        "reads the edited a")
 # sphinx_gallery_start_ignore
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -711,5 +735,5 @@ else:
 # 原地修改会不会让 ``backward()`` 报错，取决于用到这个张量、在修改之前已经运行过的运算保存了什么：对上面这些运算，被保存的张量恰好就是改了会报错的那些。``exp``、
 # ``relu``、``sigmoid`` 和 ``tanh`` 保存输出，``sin`` 保存输入，``mul`` 保存另一个操作数（两个都需要梯度时两个都保存），``add``
 # 什么都不保存；经 ``.data`` 的修改不会被发现，梯度可能是错的（上面的 ``exp`` 就是如此）。最直接的解决办法是改用非原地写法（``y = y + 1``）；会复制的 ``saved_tensors_hooks`` 和 ``use_reentrant`` 取哪个值都行、``context_fn`` 用默认值的
-# ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种，``backward()`` 也要在它里面运行），但不复制的钩子会让这种修改无人察觉。``retain_graph=True``
+# ``torch.utils.checkpoint`` 也允许原地修改输出（``allow_mutation_on_saved_tensors()`` 就是前一种，``backward()`` 也要在它里面运行，修改还要经由从被保存张量的第一个元素开始的张量写入），但不复制的钩子会让这种修改无人察觉，``allow_mutation_on_saved_tensors()`` 对从别的元素开始的修改也是如此。``retain_graph=True``
 # 会一直留住保存的张量，检查也随之保留，直到某一次 ``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 运行了保存它们的节点（带 ``inputs=`` 的也算）。怎么读这条报错，见\ :ref:`“原地修改报错”那一页 <questions-inplace-error>`。

@@ -15,7 +15,7 @@
       grads.append(model.weight.grad.clone())
 
 训练循环把 ``model.weight.grad`` 存进列表，打算过后再看，结果每一项都一样，常常全是零：这发生在用
-``zero_grad(set_to_none=False)`` 清零或从不清零的时候；用默认的 ``zero_grad()``，每一项都是各自的张量。本页演示
+``zero_grad(set_to_none=False)`` 清零或从不清零的时候；用默认的 ``zero_grad()``，每一项都是各自独立的张量对象。本页演示
 ``zero_grad()`` 在默认的 ``set_to_none=True`` 和 ``set_to_none=False`` 两种设置下对 ``p.grad``
 做了什么，``backward()`` 怎样累加进已有的梯度，分微批次（micro-batch）做梯度累积靠的正是这一点；最后在一个小训练循环里，用手算的梯度检验“存一份副本”这个解决办法。
 """
@@ -25,7 +25,7 @@
 # --------
 #
 # 一个线性模型，在一批固定的数据上算均方误差。``by_hand`` 不经过自动求导（autograd），直接按公式算出这个损失对权重的梯度：
-# ``2 (model(x) - y)^T x / n``。
+# ``2 (model(x) - y)^T x / n``。``bytes_apart`` 判断两个张量的存储是否没有任何共同的字节。
 
 import warnings
 
@@ -35,6 +35,12 @@ import torch
 def by_hand(model, x, y):
     with torch.no_grad():
         return 2 * (model(x) - y).T @ x / len(x)
+
+
+def bytes_apart(x, y):
+    """True when the byte ranges of the two storages do not overlap: no memory shared."""
+    sx, sy = x.untyped_storage(), y.untyped_storage()
+    return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
 
 
 # %%
@@ -241,7 +247,7 @@ draw_memory("zero_grad(set_to_none=False)", **{"grads[0]": grads[0], "grads[2]":
 # --------------------------------------------
 #
 # ``zero_grad()`` 把 ``p.grad`` 设成 ``None``；之前取到的 ``g`` 保留原来的值，下一次 ``backward()``
-# 给 ``p.grad`` 一个新张量。所以在默认设置下，每一步的梯度都是各自独立的张量：把现象里的循环换成 ``zero_grad()``，记下的是三个不同的张量，每一个都等于按那一步的权重手算出的梯度。
+# 给 ``p.grad`` 一个新的张量对象。所以在默认设置下，每一步的梯度都是各自独立的张量对象：把现象里的循环换成 ``zero_grad()``，记下的是三个不同的张量，这里它们也各有自己的内存，每一个都等于按那一步的权重手算出的梯度。新的对象不一定有新的内存：``p.grad`` 为 ``None`` 时，经由视图（view）到达 ``p`` 的 ``backward(gradient=g)``，比如 ``p.view(-1).backward(g)``，会让 ``p.grad`` 落在 ``g`` 的内存上（隐藏的检查验证了这一点）。
 
 p = model.weight
 logged, expected = [], []
@@ -257,6 +263,13 @@ assert logged[0] is not logged[2] and not torch.equal(logged[0], logged[2]), "wi
 assert all(torch.allclose(g, e) for g, e in zip(logged, expected, strict=True)), "each entry is its step's gradient"
 # sphinx_gallery_start_ignore
 assert logged[0] is not logged[1] and logged[1] is not logged[2], "three tensors of their own"
+assert bytes_apart(logged[0], logged[1]) and bytes_apart(logged[1], logged[2]) and bytes_apart(logged[0], logged[2]), (
+    "here the three logged tensors are on memory of their own too")
+viewed_param_ = torch.nn.Parameter(torch.zeros(2, 2))
+seed_grad_ = torch.tensor([3.0, 4.0, 0.0, 0.0])
+viewed_param_.view(-1).backward(seed_grad_)
+assert viewed_param_.grad.untyped_storage().data_ptr() == seed_grad_.untyped_storage().data_ptr(), (
+    "with p.grad None, backward(gradient=g) through a view of p leaves p.grad on g's memory")
 # sphinx_gallery_end_ignore
 ((model(x) - y) ** 2).mean().backward()
 g = p.grad
