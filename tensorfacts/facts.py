@@ -307,6 +307,7 @@ import tensorfacts.inference_module_facts  # noqa: E402, F401
 import tensorfacts.inference_new_memory_facts  # noqa: E402, F401
 import tensorfacts.inference_uncounted_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401
+import tensorfacts.list_repeat_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401
 import tensorfacts.module_copy_facts  # noqa: E402, F401
 import tensorfacts.no_grad_view_edit_facts  # noqa: E402, F401
