@@ -329,7 +329,7 @@ INFERENCE_DTYPE_EDITS = {
 
 def _dtype_views_not_inference() -> tuple[list[str], int]:
     """The view(dtype) calls, taken under torch.inference_mode() on each of ``NORMAL_SOURCES`` for every dtype of
-    torch, that raised or did not return an inference tensor in the source's memory; and how many calls were made."""
+    torch, that raised or did not return an inference tensor on the source's storage; and how many calls were made."""
     wrong, ran = [], 0
     for name, make in NORMAL_SOURCES.items():
         source = make()
@@ -341,7 +341,8 @@ def _dtype_views_not_inference() -> tuple[list[str], int]:
                 except (RuntimeError, NotImplementedError) as exc:
                     wrong.append(f"{name}.view({dtype}): {type(exc).__name__}")
                     continue
-            if not view.is_inference() or not view.untyped_storage().data_ptr() == source.untyped_storage().data_ptr():
+            # The same storage object, which meta has too (every meta storage starts at address 0).
+            if not view.is_inference() or view.untyped_storage()._cdata != source.untyped_storage()._cdata:
                 wrong.append(f"{name}.view({dtype})")
     return wrong, ran
 
@@ -349,7 +350,8 @@ def _dtype_views_not_inference() -> tuple[list[str], int]:
 @fact("view-dtype-under-inference-mode-uncounted", {
     "en": "Under torch.inference_mode(), calls view(dtype) for every dtype of torch (each torch.dtype among torch's "
           "attributes) on tensors that are not inference tensors, made outside the mode: " + ", ".join(NORMAL_SOURCES)
-          + " (four elements each): each call runs and returns an inference tensor in the source's memory. Then "
+          + " (four elements each): each call runs and returns an inference tensor on the source's storage (the same "
+          "storage object, on meta too). Then "
           "base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True); loss = (base * base).sum() saves base; "
           "inside torch.inference_mode(), "
           "one edit goes through " + ", ".join(INFERENCE_DTYPE_EDITS) + " (mul_(10) on float32, add_(1 << 23) on "
@@ -358,7 +360,7 @@ def _dtype_views_not_inference() -> tuple[list[str], int]:
     "zh_CN": "在 torch.inference_mode() 下，对在该模式之外创建的非推理张量调用 view(dtype)，dtype 取 torch 的每种 "
              "dtype（torch 属性中的每个 torch.dtype），张量为需要梯度的叶子张量、它的 .detach()、非叶子张量、"
              "叶子张量的视图（8 个元素的 [4:]）、Parameter、普通张量、meta 张量、int64 张量和 complex64 张量"
-             "（各 4 个元素）：每次调用都能执行，返回的都是源张量内存上的推理张量。"
+             "（各 4 个元素）：每次调用都能执行，返回的都是源张量存储上的推理张量（同一个存储对象，meta 上也是）。"
              "然后 base = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)；loss = (base * base).sum() 保存了 base；"
              "在 torch.inference_mode() 里经由 "
              + "、".join(INFERENCE_DTYPE_EDITS) + " 之一做一次修改（float32 上 mul_(10)，int32 上 add_(1 << 23)，"
@@ -384,7 +386,7 @@ def _view_dtype_under_inference_mode_uncounted() -> Fact:
                       values == [factor, 2 * factor, 3 * factor] and grad == [2 * factor, 4 * factor, 6 * factor])
     silent = all(version == 0 and not error and as_edited for _, version, error, _, as_edited in seen.values())
     return Fact(not wrong and silent,
-                f"{ran} view(dtype) calls; raised, or not an inference tensor in the source's memory: "
+                f"{ran} view(dtype) calls; raised, or not an inference tensor on the source's storage object: "
                 f"{wrong or 'none'}; "
                 f"(base, base._version, backward error, base.grad, edited and 2 * base) per edit: {seen}; "
                 "true gradient [2.0, 4.0, 6.0]")

@@ -2,9 +2,10 @@
 ``detach()`` and ``.data`` share a tensor's numbers and only ``detach()`` its version counter: over the standard
 sources (an inference tensor left out) and, on the CPU, a tensor of every dtype torch names, a conj-bit view and a
 strided nested tensor, each edit shows in the other tensor while ``a.data`` counts its own edits on a counter of its
-own; and, behind the gallery parts' introductions, that ``zero_()`` through ``a.data`` or ``a.detach()`` of a sparse COO
-tensor of every dtype, or through the tensor, gives the edited one new memory for its values. Registered on import by
-:mod:`tensorfacts.facts`, whose module docstring says what a fact is.
+own; and, behind the gallery parts' introductions, that an in-place edit through ``a.data`` or ``a.detach()`` of a
+sparse COO tensor of every dtype, or through the tensor, is not seen by the other: ``zero_()`` leaves the edited one no
+values, ``mul_`` moves them to new memory. Registered on import by :mod:`tensorfacts.facts`, whose module docstring
+says what a fact is.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, values_equal
 from tensorfacts.standard_sources import VERSIONED_SOURCES
+from tensorfacts.tensors import bytes_apart
 
 #: Why the scoped fact leaves ``meta`` and the inference tensor out, in every edition's language.
 _NARROWER = NEEDS_VALUES.around(after={
@@ -132,41 +134,56 @@ def _values_bytes(t: torch.Tensor) -> torch.Tensor:
     return t._values().view(torch.uint8).clone()
 
 
-def _zero_moves_values(make, take: str, through_c: bool) -> tuple[bool, bool, bool]:
-    """One ``zero_()`` under ``torch.no_grad()`` through ``c`` (``a.data`` or ``a.detach()``) or through ``a``, of a
-    fresh sparse COO ``a``: whether the two shared the memory of their values when taken, whether the edited one's
-    values moved to new memory, and whether the other kept its values."""
+#: The in-place edits made on a sparse COO tensor: one that drops its values, one that keeps them (``mul_(False)``
+#: stands for ``mul_(2)`` on ``bool``, which refuses an integer).
+SPARSE_EDITS = {"zero_()": lambda t: t.zero_(), "mul_(2)": lambda t: t.mul_(False if t.dtype == torch.bool else 2)}
+
+
+def _edit_moves_values(make, take: str, through_c: bool, edit: str) -> tuple[bool, bool, bool]:
+    """One edit of ``SPARSE_EDITS`` under ``torch.no_grad()`` through ``c`` (``a.data`` or ``a.detach()``) or through
+    ``a``, of a fresh sparse COO ``a``: whether the two shared the memory of their values when taken; whether the
+    edited one then has no values (``zero_()``: ``_nnz()`` 0), or its three values in memory that shares no byte with
+    the other's (``mul_``); and whether the other kept its values."""
     a = make()
     c = a.data if take == ".data" else a.detach()
     shared = a._values().data_ptr() == c._values().data_ptr()
     edited, other = (c, a) if through_c else (a, c)
-    start, kept = edited._values().data_ptr(), _values_bytes(other)
+    kept = _values_bytes(other)
     with torch.no_grad():
-        edited.zero_()
-    return shared, edited._values().data_ptr() != start, torch.equal(_values_bytes(other), kept)
+        SPARSE_EDITS[edit](edited)
+    values = edited._values()
+    moved = (edited._nnz() == values.numel() == 0) if edit == "zero_()" else (
+        edited._nnz() == values.numel() == 3 and bytes_apart(values, other._values()))
+    return shared, moved, torch.equal(_values_bytes(other), kept)
 
 
 @fact("sparse-coo-zero-moves-values", {
     "en": "On the CPU, for a sparse COO tensor a of every dtype torch makes one of (torch.sparse_coo_tensor accepts "
-          "its values), and for a float32 sparse COO leaf that requires grad, each made fresh: takes c = a.data or "
-          "c = a.detach(), checks that c and a hold their values in one memory, then calls zero_() through c or "
-          "through a (under torch.no_grad()): the edited tensor's values are in new memory, and the other tensor "
-          "keeps its values.",
+          "its values), and for a float32 sparse COO leaf that requires grad, each made fresh with three values: takes "
+          "c = a.data or c = a.detach(), checks that c and a hold their values in one memory, then calls zero_() or "
+          "mul_(2) (mul_(False) on bool) through c or through a (under torch.no_grad()): zero_() leaves the edited "
+          "tensor no values (its _nnz() becomes 0), mul_ puts the edited tensor's three values in new memory, which "
+          "shares no byte with the other's, and each time the other tensor keeps its values.",
     "zh_CN": "在 CPU 上，对 torch 能构建稀疏 COO 张量的每种 dtype（torch.sparse_coo_tensor 接受这种 dtype 的数值）的"
-             "稀疏 COO 张量 a，以及需要梯度的 float32 稀疏 COO 叶子张量，每次都新建：取 c = a.data 或 c = "
-             "a.detach()，检查 c 和 a 的数值在同一块内存里，再通过 c 或通过 a（在 torch.no_grad() 下）调用 "
-             "zero_()：被修改的一方的数值换到了新的内存，另一方的数值保持原样。",
+             "稀疏 COO 张量 a，以及需要梯度的 float32 稀疏 COO 叶子张量，每次都新建，各有 3 个数值：取 c = a.data 或 "
+             "c = a.detach()，检查 c 和 a 的数值在同一块内存里，再通过 c 或通过 a（在 torch.no_grad() 下）调用 "
+             "zero_() 或 mul_(2)（bool 上改用 mul_(False)）：zero_() 让被修改的一方不再有数值（它的 _nnz() 变为 0），"
+             "mul_ 把被修改的一方的 3 个数值放进新的内存，与另一方的内存没有一个字节重叠；每一次另一方的数值都保持"
+             "原样。",
 }, {"en": "every dtype of torch a sparse COO CPU tensor is made of, and a float32 leaf that requires grad; .data and "
-          "detach(); zero_() through c and through a",
+          "detach(); zero_() and mul_ through c and through a",
     "zh_CN": "能构建稀疏 COO CPU 张量的每种 torch dtype，以及需要梯度的 float32 叶子张量；.data 和 detach()；通过 c "
-             "和通过 a 调用 zero_()"})
+             "和通过 a 调用 zero_() 和 mul_"})
 def _sparse_coo_zero_moves_values() -> Fact:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # complex32 warns when made
         makes = {str(d): (lambda d=d: _sparse_coo(d)) for d in _torch_dtypes() if _sparse_coo(d) is not None}
         makes["float32 leaf"] = lambda: _coo(torch.float32).requires_grad_()  # made, or the fact stops
-        seen = {f"{name} {take} through {'c' if through_c else 'a'}": _zero_moves_values(make, take, through_c)
-                for name, make in makes.items() for take in (".data", ".detach()") for through_c in (True, False)}
+        seen = {f"{name} {take} {edit} through {'c' if through_c else 'a'}":
+                _edit_moves_values(make, take, through_c, edit)
+                for name, make in makes.items() for take in (".data", ".detach()") for through_c in (True, False)
+                for edit in SPARSE_EDITS}
     wrong = [case for case, outcome in seen.items() if outcome != (True, True, True)]
-    return Fact(len(makes) > 1 and not wrong, f"{len(seen)} edits; (shared when taken, edited one's values moved, "
-                f"other kept its values) not as stated: { {case: seen[case] for case in wrong} or 'none'}")
+    return Fact(len(makes) > 1 and not wrong, f"{len(seen)} edits; (shared when taken, edited one's values dropped by "
+                f"zero_() or moved by mul_, other kept its values) not as stated: "
+                f"{ {case: seen[case] for case in wrong} or 'none'}")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 
 import torch
 
@@ -252,40 +253,63 @@ def _deepcopy_view_copies_storage() -> Fact:
                 f"views not as stated: {wrong or 'none'}")
 
 
+#: The leaves that require grad the in-place edits of ``leaf-refuses-inplace`` are tried on.
+LEAVES = {"a = [1, 2, 3]": lambda: torch.tensor([1.0, 2.0, 3.0], requires_grad=True),
+          "a = [[1, 2], [3, 4]]": lambda: torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True),
+          "a = Parameter([1, 2, 3])": lambda: torch.nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))}
+#: The in-place edits: two calls, an index write (``a[1, 1]`` on the 2×2 leaf), ``+=`` and a soft update.
+LEAF_EDITS = {"add_(1)": lambda t: t.add_(1), "mul_(10)": lambda t: t.mul_(10),
+              "a[1] = 200.0": lambda t: t.__setitem__((1,) * t.dim(), 200.0), "a += 1": lambda t: t.__iadd__(1),
+              "lerp_(ones, 0.05)": lambda t: t.lerp_(torch.ones_like(t), 0.05)}
+
+
 @fact("leaf-refuses-inplace", {
-    "en": "Calls a.add_(1) and a.mul_(10) on a leaf a = [1, 2, 3] that requires grad: each refused with grad mode "
-          "on outside torch.inference_mode(), torch.enable_grad() inside torch.no_grad() included, leaving a as it "
-          "was; under torch.no_grad() a.add_(1) runs and a becomes [2, 3, 4]; inside torch.inference_mode() with "
+    "en": "Tries a.add_(1), a.mul_(10), the index write a[1] = 200.0 (a[1, 1] = 200.0 on the 2×2 leaf), a += 1 and "
+          "a.lerp_(ones, 0.05) on three leaves that require grad, a = [1, 2, 3], a = [[1, 2], [3, 4]] and "
+          "a = Parameter([1, 2, 3]), each fresh: each edit is refused (an error that names the leaf Variable) with "
+          "grad mode on outside torch.inference_mode(), torch.enable_grad() inside torch.no_grad() included, leaving "
+          "a as it was, and under torch.no_grad() it runs and changes a, which stays a leaf. Then on a = [1, 2, 3], "
+          "under torch.no_grad() a.add_(1) makes a [2, 3, 4]; inside torch.inference_mode() with "
           "torch.enable_grad(), which turns grad mode on, it runs, and a becomes [3, 4, 5].",
-    "zh_CN": "对需要梯度的叶子张量 a = [1, 2, 3] 调用 a.add_(1) 和 a.mul_(10)：在 torch.inference_mode() 之外、"
-             "梯度模式打开时都被拒绝，"
-             "在 torch.no_grad() 里用 torch.enable_grad() 打开梯度模式也一样，a 保持原样；"
-             "在 torch.no_grad() 下 a.add_(1) 可以执行，a 变为 [2, 3, 4]；"
+    "zh_CN": "对三个需要梯度的叶子张量 a = [1, 2, 3]、a = [[1, 2], [3, 4]] 和 a = Parameter([1, 2, 3])，每次都新建，"
+             "分别尝试 a.add_(1)、a.mul_(10)、索引写入 a[1] = 200.0（2×2 的叶子张量上是 a[1, 1] = 200.0）、"
+             "a += 1 和 a.lerp_(ones, 0.05)：在 torch.inference_mode() 之外、梯度模式打开时，每次修改都被拒绝"
+             "（报错信息提到 leaf Variable），在 torch.no_grad() 里用 torch.enable_grad() 打开梯度模式也一样，"
+             "a 保持原样；在 torch.no_grad() 下每次修改都能执行，a 的数值变了，仍是叶子张量。"
+             "再对 a = [1, 2, 3]：在 torch.no_grad() 下 a.add_(1) 让 a 变为 [2, 3, 4]；"
              "在 torch.inference_mode() 里用 torch.enable_grad() 打开梯度模式，它也可以执行，a 变为 [3, 4, 5]。",
 })
 def _leaf_refuses_inplace() -> Fact:
     """A leaf that requires grad refuses an in-place edit with grad mode on, accepts it under no_grad, and inside
     inference_mode with grad mode turned on there."""
-    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    refused = {}
-    for name, outer in (("grad on", contextlib.nullcontext), ("enable_grad() in no_grad()", torch.no_grad)):
-        for edit_name, edit in (("add_(1)", lambda t: t.add_(1)), ("mul_(10)", lambda t: t.mul_(10))):
+    refused, accepted = {}, {}
+    for (leaf, make), (edit_name, edit) in itertools.product(LEAVES.items(), LEAF_EDITS.items()):
+        for name, outer in (("grad on", contextlib.nullcontext), ("enable_grad() in no_grad()", torch.no_grad)):
+            a = make()
             with outer(), torch.enable_grad():
                 try:
                     edit(a)
                 except RuntimeError as exc:
-                    refused[f"{edit_name}, {name}"] = "leaf Variable" in str(exc) and a.tolist() == [1.0, 2.0, 3.0]
+                    refused[f"{leaf}: {edit_name}, {name}"] = "leaf Variable" in str(exc) and torch.equal(a, make())
                 else:
-                    refused[f"{edit_name}, {name}"] = False
+                    refused[f"{leaf}: {edit_name}, {name}"] = False
+        a = make()
+        with torch.no_grad():
+            edit(a)
+        accepted[f"{leaf}: {edit_name}"] = a.is_leaf and not torch.equal(a, make())
+    a = LEAVES["a = [1, 2, 3]"]()
     with torch.no_grad():
         a.add_(1)
     after_no_grad = a.tolist()
     with torch.inference_mode(), torch.enable_grad():
         grad_on_inside = torch.is_grad_enabled()
         a.add_(1)
-    return Fact(all(refused.values()) and after_no_grad == [2.0, 3.0, 4.0] and grad_on_inside
-                and a.tolist() == [3.0, 4.0, 5.0],
-                f"refused: {refused}; after a.add_(1) under no_grad: {after_no_grad}; grad mode on inside "
+    return Fact(all(refused.values()) and all(accepted.values()) and after_no_grad == [2.0, 3.0, 4.0]
+                and grad_on_inside and a.tolist() == [3.0, 4.0, 5.0],
+                f"{len(refused)} edits with grad mode on not refused with a kept: "
+                f"{[case for case, ok in refused.items() if not ok] or 'none'}; {len(accepted)} under no_grad that "
+                f"did not run and change a: {[case for case, ok in accepted.items() if not ok] or 'none'}; "
+                f"after a.add_(1) under no_grad: {after_no_grad}; grad mode on inside "
                 f"inference_mode with enable_grad: {grad_on_inside}; after a.add_(1) there: {a.tolist()}")
 
 
@@ -307,6 +331,7 @@ import tensorfacts.inference_module_facts  # noqa: E402, F401
 import tensorfacts.inference_new_memory_facts  # noqa: E402, F401
 import tensorfacts.inference_uncounted_facts  # noqa: E402, F401
 import tensorfacts.layout_facts  # noqa: E402, F401
+import tensorfacts.list_repeat_facts  # noqa: E402, F401
 import tensorfacts.memory_facts  # noqa: E402, F401
 import tensorfacts.module_copy_facts  # noqa: E402, F401
 import tensorfacts.no_grad_view_edit_facts  # noqa: E402, F401

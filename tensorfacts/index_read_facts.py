@@ -14,6 +14,7 @@ import torch
 
 from tensorfacts.fact_registry import Fact, fact
 from tensorfacts.layout_facts import DTYPES, _base, _nested_strided
+from tensorfacts.tensors import bytes_apart
 
 #: Slices with a negative step of a (4, 6) tensor.
 NEGATIVE_STEP = {"x[::-1]": lambda x: x[::-1], "x[:, ::-2]": lambda x: x[:, ::-2]}
@@ -56,7 +57,7 @@ def _negative_step_slice_raises() -> Fact:
                     continue
                 wrong.append(f"{name} {dtype} {device} did not raise")
         flipped = x.flip(0)
-        if flipped._is_view() or flipped.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() \
+        if flipped._is_view() or not bytes_apart(flipped, x) \
                 or not all(torch.equal(flipped[i], x[3 - i]) for i in range(4)):
             wrong.append(f"x.flip(0) not a reversed copy {dtype}")
     return Fact(not wrong, f"reads not as stated: {wrong or 'none'}")
@@ -83,12 +84,11 @@ def _numpy_index_read_copies() -> Fact:
         x = _base(dtype)
         for name, read in NUMPY_ADVANCED.items():
             result = read(x)
-            if result._is_view() or result.untyped_storage().data_ptr() == x.untyped_storage().data_ptr():
+            if result._is_view() or not bytes_apart(result, x):
                 shared.append(f"{name} {dtype}")
         for integer in NUMPY_INTEGERS:
             result = x[np.array([0, 2], dtype=integer)]
-            if result._is_view() or result.untyped_storage().data_ptr() == x.untyped_storage().data_ptr() \
-                    or not torch.equal(result, x[[0, 2]]):
+            if result._is_view() or not bytes_apart(result, x) or not torch.equal(result, x[[0, 2]]):
                 shared.append(f"a {integer.__name__} array {dtype}")
         for name, read in UINT8_MASKS.items():
             with warnings.catch_warnings(record=True) as caught:

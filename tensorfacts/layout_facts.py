@@ -1,7 +1,8 @@
 """Named facts on how a tensor reads memory: a tensor's layout over its storage, views and their writes,
-``_base``, ``contiguous()``, advanced indexing and a list that repeats one tensor. They stand behind the
-glossary's definitions (``sitetools/rules/term_facts.py``, ``CHECKED_BY``), each run over the cases its definition
-covers. Registered on import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
+``_base``, ``contiguous()`` and advanced indexing (a list that repeats one tensor is
+:mod:`tensorfacts.list_repeat_facts`'s). They stand behind the glossary's definitions
+(``sitetools/rules/term_facts.py``, ``CHECKED_BY``), each run over the cases its definition covers. Registered on
+import by :mod:`tensorfacts.facts`, whose docstring says what a fact is.
 """
 
 from __future__ import annotations
@@ -230,21 +231,6 @@ def _base_names_root() -> Fact:
                 wrong.append(f"views of the inference tensor {source} taken {mode} the mode")
     return Fact(not wrong, f"chains whose _base is not the source, calls that do not start a chain of their own, or "
                            f"views of an inference tensor with a _base: {wrong or 'none'}")
-
-
-@fact("list-repeat-holds-one-tensor", {
-    "en": "For t = torch.zeros(2), a plain float32 tensor, items = [t] * 3: the three items are one object (items[0] "
-          "is items[2]), and items[0].add_(1) shows in items[2] and t.",
-    "zh_CN": "对普通的 float32 张量 t = torch.zeros(2)，items = [t] * 3：三项是同一对象（items[0] is items[2]），"
-             "items[0].add_(1) 在 items[2] 和 t 上都看得到。",
-})
-def _list_repeat_holds_one_tensor() -> Fact:
-    t = torch.zeros(2)
-    items = [t] * 3
-    same = all(item is t for item in items)
-    items[0].add_(1)
-    return Fact(same and items[2].tolist() == [1.0, 1.0] == t.tolist(),
-                f"one object: {same}; t after add_: {t.tolist()}")
 
 
 #: Tensors laid out with gaps or out of row order.
