@@ -107,13 +107,11 @@ DECISIONS: tuple[Advice, ...] = (
                 "`requires_grad=True` and a `CloneBackward0` node that passes the gradient on (the node is "
                 "`CopyBackwards` when `a` is a strided inference tensor that requires grad, such as a parameter "
                 "of a module built inside `torch.inference_mode()`; of a sparse, nested or mkldnn one, on the CPU, "
-                "the clone does not require grad and has no node). The exception is a view of a tensor that "
+                "the clone does not require grad and has no node). One exception is a view of a tensor that "
                 "requires grad taken with grad mode off (under `torch.no_grad()` or "
                 "`torch.set_grad_enabled(False)`) or inside `torch.inference_mode()`, even with `torch.enable_grad()`, "
                 "or a view of such a view. It still "
-                "requires grad, so its clone has the `CloneBackward0` node too, yet no gradient reaches its base; "
-                "and once it or its base has been edited in place, even under `torch.no_grad()` as an optimizer "
-                "step does, its clone with grad mode on raises a `RuntimeError` instead. "
+                "requires grad, so its clone has the `CloneBackward0` node too, yet no gradient reaches its base. "
                 "That is not a matter of `clone()`: for `v = w[1:]` of a `w` that requires grad, taken under "
                 "`torch.no_grad()`, `torch.set_grad_enabled(False)` or `torch.inference_mode()`, `v * 2`, `v.exp()` "
                 "and `v[[0, 1]]` pass `w` no gradient either. Nor does a gradient reach the view itself, unless "
@@ -122,7 +120,15 @@ DECISIONS: tuple[Advice, ...] = (
                 "ways passes it no gradient even then. Not every view is such an exception: a view made by an "
                 "operation autograd does not record in grad mode (`detach()`, `view(dtype)` or a sparse tensor's "
                 "`indices()`, for example), a view of an inference tensor, and a view taken in these ways of a view "
-                "made a leaf with `requires_grad_()` do not require grad, so their clones have no node.",
+                "made a leaf with `requires_grad_()` do not require grad, so their clones have no node. Such a view, "
+                "and an output of `unbind()`, `split()`, `split_with_sizes()` or `chunk()` of a tensor that requires "
+                "grad, taken with grad mode on, break once the version counter they share with their base moves, as it "
+                "does after `mul_()` on them, on their base or on another view of it, even under `torch.no_grad()`, "
+                "or after a step of `torch.optim.SGD` on the base. From then on, with grad mode on, their clone "
+                "raises a `RuntimeError` (for the outputs of those four functions, `torch.empty_like(a).copy_(a)` "
+                "and `a.double()` too; an output taken again after the edit clones with `CloneBackward0`). A write "
+                "that moves no version counter (a step of an optimizer made with `fused=True`, or a write through "
+                "`.data` or NumPy) leaves them as they were.",
             "zh_CN": "要新的内存，梯度还要传回 `a`：`a.clone()`。它有自己的存储；如果 `a` 需要梯度，"
                 "而且调用时梯度模式（grad mode）是开着的（不在 `torch.no_grad()` 或 "
                 "`torch.set_grad_enabled(False)` 下），也不在 `torch.inference_mode()` 里，"
@@ -130,24 +136,32 @@ DECISIONS: tuple[Advice, ...] = (
                 "并带有把梯度传下去的 `CloneBackward0` 节点（如果 `a` 是需要梯度的 strided 推理张量，"
                 "比如在 `torch.inference_mode()` 里构建的模块的参数，节点则是 `CopyBackwards`；"
                 "如果是需要梯度的稀疏、嵌套或 mkldnn 推理张量，在 CPU 上副本则不需要梯度，也没有节点）。"
-                "例外是梯度模式关闭时（在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下）"
+                "一个例外是梯度模式关闭时（在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下）"
                 "或在 `torch.inference_mode()` 里（即使开了 `torch.enable_grad()`）对需要梯度的张量取的视图（view），"
                 "以及这种视图的视图。它仍然需要梯度，所以副本也带 `CloneBackward0` 节点，"
-                "梯度却到不了取视图的那个张量；一旦它或取视图的那个张量被原地修改过（即使在 `torch.no_grad()` 下，"
-                "就像优化器的一步那样），在梯度模式下取它的副本就会抛出 `RuntimeError`。"
+                "梯度却到不了取视图的那个张量。"
                 "这与 `clone()` 无关：对需要梯度的 `w`，在 `torch.no_grad()`、`torch.set_grad_enabled(False)` 或 "
                 "`torch.inference_mode()` 下取 `v = w[1:]`，`v * 2`、`v.exp()` 和 `v[[0, 1]]` 同样不把梯度传给 "
                 "`w`。梯度也到不了这个视图本身，除非在取它的副本或它的视图之前就对它调用了 "
                 "`requires_grad_()`；如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度传给它。"
                 "并非所有视图都是这样的例外：取法在梯度模式下不被自动求导记录的视图（比如 `detach()`、"
                 "`view(dtype)`、稀疏张量的 `indices()`）、推理张量的视图，以及用这些方式对用 `requires_grad_()` "
-                "变成叶子张量（leaf tensor）的视图取的视图，都不需要梯度，所以它们的副本没有节点。",
+                "变成叶子张量（leaf tensor）的视图取的视图，都不需要梯度，所以它们的副本没有节点。"
+                "这样的视图，以及在梯度模式下对需要梯度的张量调用 `unbind()`、`split()`、`split_with_sizes()` 或 "
+                "`chunk()` 得到的输出，一旦它们与取视图的那个张量共享的版本计数器推进，就不能再这样用了："
+                "对它们、对取视图的那个张量或它的另一个视图调用 `mul_()`（即使在 `torch.no_grad()` 下），"
+                "或者对取视图的那个张量执行一步 `torch.optim.SGD`，都会推进这个计数器。"
+                "此后在梯度模式下取它们的副本会抛出 `RuntimeError`"
+                "（对那四个函数的输出，`torch.empty_like(a).copy_(a)` 和 `a.double()` 也一样；修改之后重新取的输出，"
+                "副本照旧带 `CloneBackward0`）。不推进版本计数器的写入（用 `fused=True` 构造的优化器的一步，"
+                "或经由 `.data` 或 NumPy 的写入）让它们保持原样。",
         },
         lambda m: _rows(m, "a.clone()", shares_storage=False)
         and _rows(m, "a.clone()", GRAD_SOURCES, requires_grad=True, grad_fn="CloneBackward0"),
         facts=("clone-requires-grad-in-grad-mode", "copy-in-graph-passes-gradient", "inference-tensor-requiring-grad",
                "inference-leaf-clone-in-graph", "clone-of-no-grad-view-passes-no-gradient",
-               "no-grad-view-operations-pass-no-gradient", "no-grad-view-edit-breaks-clone"),
+               "no-grad-view-operations-pass-no-gradient", "no-grad-view-edit-breaks-clone",
+               "split-output-edit-breaks-clone"),
     ),
     Advice(
         "need-snapshot",

@@ -44,9 +44,9 @@ INFERENCE_TEXTS = {
         "through.\n"
         "- An inference tensor that requires grad (a parameter of a module built in the mode), with grad mode on, "
         "outside the mode, refuses some of these edits before writing (`mul_(10)`, `add_(1)`, `copy_(...)` and "
-        "`+= 1` among them), while others write, then raise, as above (`zero_()`, `fill_(5)`, `clamp_(max=1.5)`, "
-        "`a[0] = 9` and `torch.nn.init.zeros_` among them); under `torch.no_grad()` each of them raises after "
-        "writing.",
+        "`+= 1` among them), while others write, then raise, as above (`zero_()`, `fill_(5)`, `clamp_(max=1.5)` and "
+        "`a[0] = 9` among them, and `torch.nn.init.zeros_`, called with grad mode on, though it writes with grad "
+        "mode off); under `torch.no_grad()` each of them raises after writing.",
     "zh_CN": "在 `torch.inference_mode()` 内得到的推理张量，比如在那里由工厂函数创建、未指定 "
         "`requires_grad=True` 的 `a`，根本没有版本计数器。\n"
         "- 在那里创建的张量并不都是推理张量：用索引、`view(shape)`、`t()` 等视图操作对普通张量取的视图就不是，"
@@ -77,6 +77,6 @@ INFERENCE_TEXTS = {
         "- 要修改这些数值，就去修改 `a.clone()` 或 `a.detach().clone()`：它们有新的存储，原地修改照常进行。\n"
         "- 需要梯度的推理张量（在该模式里构建的模块的参数）在梯度模式下、推理模式之外，有些修改在写入前就被拒绝"
         "（比如 `mul_(10)`、`add_(1)`、`copy_(...)` 和 `+= 1`），另一些则和上面一样，先写入、再报错（比如 "
-        "`zero_()`、`fill_(5)`、`clamp_(max=1.5)`、`a[0] = 9` 和 `torch.nn.init.zeros_`）；在 `torch.no_grad()` "
-        "下，这些修改都是先写入、再报错。",
+        "`zero_()`、`fill_(5)`、`clamp_(max=1.5)` 和 `a[0] = 9`，还有在梯度模式下调用、却在关闭梯度模式后写入的 "
+        "`torch.nn.init.zeros_`）；在 `torch.no_grad()` 下，这些修改都是先写入、再报错。",
 }

@@ -70,19 +70,25 @@ GUIDE: tuple[Advice, ...] = (
                 "strided inference tensor `a` made with `requires_grad=True` (a parameter of a module built inside "
                 "`torch.inference_mode()`), the nodes of `a.clone()` and `a.double()` are `CopyBackwards` instead; of "
                 "a sparse, nested or mkldnn inference tensor that requires grad, on the CPU, `a.clone()` does not "
-                "require grad and has no node. The exception is a view of a tensor that requires grad taken under "
+                "require grad and has no node. One exception is a view of a tensor that requires grad taken under "
                 "`torch.no_grad()` or `torch.set_grad_enabled(False)`, or inside `torch.inference_mode()` even with "
                 "`torch.enable_grad()`, or a view of such a view. It still requires grad, so its copy by any of these "
-                "three calls (`a.double()` on a float32 view) has the node too, yet no gradient reaches its base. "
-                "That is not a "
-                "matter of copying: for `v = w[1:]` of a `w` that requires grad, taken under `torch.no_grad()`, "
-                "`torch.set_grad_enabled(False)` or `torch.inference_mode()`, `v * 2`, `v.exp()` and `v[[0, 1]]` pass "
-                "`w` no gradient either. Nor does a gradient reach the view itself, unless `requires_grad_()` was "
-                "called on it before its copy, or a view of it, was taken; the copy of a view of it taken in one of "
-                "these ways passes it no gradient even then. Not every view is such an exception: a view made by an "
-                "operation autograd does not record in grad mode (`detach()`, `view(dtype)` or a sparse tensor's "
-                "`indices()`, for example), a view of an inference tensor, and a view taken in these ways of a view "
-                "made a leaf with `requires_grad_()` do not require grad.",
+                "three calls (`a.double()` on a float32 view) has the node too, yet no gradient reaches its base. That "
+                "is not a matter of copying: for `v = w[1:]` of a `w` that requires grad, taken under "
+                "`torch.no_grad()`, `torch.set_grad_enabled(False)` or `torch.inference_mode()`, `v * 2`, `v.exp()` "
+                "and `v[[0, 1]]` pass `w` no gradient either. Nor does a gradient reach the view itself, unless "
+                "`requires_grad_()` was called on it before its copy, or a view of it, was taken; the copy of a view "
+                "of it taken in one of these ways passes it no gradient even then. Not every view is such an "
+                "exception: a view made by an operation autograd does not record in grad mode (`detach()`, "
+                "`view(dtype)` or a sparse tensor's `indices()`, for example), a view of an inference tensor, and a "
+                "view taken in these ways of a view made a leaf with `requires_grad_()` do not require grad. Such a "
+                "view, and an output of `unbind()`, `split()`, `split_with_sizes()` or `chunk()` of a tensor that "
+                "requires grad, taken with grad mode on, break once the version counter they share with their base "
+                "moves (as it does after `mul_()` on them, on their base or on another view of it, even under "
+                "`torch.no_grad()`, or after a step of `torch.optim.SGD` on the base): from then on, with grad mode "
+                "on, their clone raises a `RuntimeError`, and for those outputs the other two copies raise too. A "
+                "write that moves no version counter (a step of an optimizer made with `fused=True`, or a write "
+                "through `.data` or NumPy) leaves them as they were.",
             "zh_CN": "要一份副本、梯度又要传回 `a`，就在梯度模式（grad mode）下、`torch.inference_mode()` 之外，"
                 "对需要梯度的张量用 `a.clone()`：它有自己的存储和版本计数器，"
                 "`requires_grad=True`，带一个 `CloneBackward0` 节点。"
@@ -93,7 +99,7 @@ GUIDE: tuple[Advice, ...] = (
                 "`torch.inference_mode()` 里构建的模块的参数），`a.clone()` 和 `a.double()` 的节点则都是 "
                 "`CopyBackwards`；对需要梯度的稀疏、嵌套或 mkldnn 推理张量，在 CPU 上 `a.clone()` 不需要梯度，"
                 "也没有节点。"
-                "例外是在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下，或在 `torch.inference_mode()` 里"
+                "一个例外是在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下，或在 `torch.inference_mode()` 里"
                 "（即使开了 `torch.enable_grad()`）对需要梯度的张量取的视图（view），以及这种视图的视图。"
                 "它仍然需要梯度，所以用这三种调用中的任何一种得到的副本（对 float32 的视图才用 `a.double()`）"
                 "也带节点，梯度却到不了取视图的那个张量。这与复制无关：对需要梯度的 `w`，在 `torch.no_grad()`、"
@@ -102,7 +108,13 @@ GUIDE: tuple[Advice, ...] = (
                 "就对它调用了 `requires_grad_()`；如果它的视图也是用这些方式取的，那个视图的副本即使这样也不把梯度"
                 "传给它。并非所有视图都是这样的例外：取法在梯度模式下不被自动求导（autograd）记录的视图（比如 "
                 "`detach()`、`view(dtype)`、稀疏张量的 `indices()`）、推理张量的视图，以及用这些方式对用 "
-                "`requires_grad_()` 变成叶子张量（leaf tensor）的视图取的视图，都不需要梯度。",
+                "`requires_grad_()` 变成叶子张量（leaf tensor）的视图取的视图，都不需要梯度。"
+                "这样的视图，以及在梯度模式下对需要梯度的张量调用 `unbind()`、`split()`、`split_with_sizes()` 或 "
+                "`chunk()` 得到的输出，一旦它们与取视图的那个张量共享的版本计数器推进，就不能再这样用了"
+                "（对它们、对取视图的那个张量或它的另一个视图调用 `mul_()`，即使在 `torch.no_grad()` 下，"
+                "或者对取视图的那个张量执行一步 `torch.optim.SGD`，都会推进这个计数器）：此后在梯度模式下取它们的副本会"
+                "抛出 `RuntimeError`，对那四个函数的输出，另外两种复制方式也一样。不推进版本计数器的写入"
+                "（用 `fused=True` 构造的优化器的一步，或经由 `.data` 或 NumPy 的写入）让它们保持原样。",
         },
         lambda m: all(
             everywhere(m, op, GRAD_SOURCES, shares_storage=False, shares_version=False,
@@ -112,7 +124,8 @@ GUIDE: tuple[Advice, ...] = (
         facts=("copy-in-graph-passes-gradient", "double-of-float64-is-a", "inference-tensor-requiring-grad",
                "inference-leaf-clone-in-graph", "clone-of-no-grad-view-passes-no-gradient",
                "copy-of-no-grad-view-passes-no-gradient", "no-grad-view-operations-pass-no-gradient",
-               "inference-mode-grad-on-records-no-node"),
+               "inference-mode-grad-on-records-no-node", "no-grad-view-edit-breaks-clone",
+               "split-output-edit-breaks-clone"),
     ),
     Advice(
         "detach-view",
@@ -174,51 +187,48 @@ GUIDE: tuple[Advice, ...] = (
     Advice(
         "view",
         {
-            "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version counter with "
-                "`a` and, when `a` is a normal tensor that requires grad and grad mode is on, outside "
-                "`torch.inference_mode()`, stays in the graph (`ViewBackward0`). Not when `a` is an inference tensor "
-                "made with `requires_grad=True` (as above): "
-                "its views, taken outside the mode, do not require grad, and a gradient through them never reaches "
-                "`a`; whether a loss that uses them raises, in `backward()` or already in the forward pass, depends "
-                "on the rest of the loss (the cases run are listed under \"Source: a view of a leaf\" below). Inside "
-                "`torch.inference_mode()`, even with `torch.enable_grad()`, a view of a normal `a` has no `grad_fn`, "
-                "and `a.clone()`, `torch.empty_like(a).copy_(a)` and, unless `a` is already float64 (then it returns "
-                "`a` itself), `a.double()` are inference tensors with no node: no gradient reaches `a`. A view of a "
-                "normal leaf that requires grad, one that autograd records, "
-                "refuses in-place edits with grad mode on, outside `torch.inference_mode()` (inside it, even with "
-                "`torch.enable_grad()`, and under `torch.no_grad()` or `torch.set_grad_enabled(False)` it accepts "
-                "them, unless torch refuses the edit in every mode, as it refuses `mul_()` on an `expand()` view "
-                "of a CPU tensor, whose stride of 0 puts "
-                "several elements at one memory location, though not on "
-                "an `unfold()` view, whose overlapping windows share elements too: `unfold(0, 2, 1).mul_(10)` of "
-                "`torch.arange(1., 5., requires_grad=True).clone()` runs even with grad mode on, and `backward()` "
-                "through it gives a wrong gradient without an error), and so does `b = a` "
-                "when `a` is itself such a view. The dtype form `a.view(dtype)` is "
-                "no such view: it requires no grad, has no `grad_fn`, and takes in-place edits with grad mode on "
-                "without adding an autograd node, even when `a` is a leaf that requires grad; it still shares `a`'s "
-                "version counter, so such an edit after autograd saved `a` makes `backward()` raise.",
-            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器；`a` 是需要梯度的普通张量，"
-                "且视图是在梯度模式下、`torch.inference_mode()` 之外取的时，它还留在计算图中（`ViewBackward0`）。"
-                "`a` 若是用 `requires_grad=True` 创建的推理张量（同上），则不然：在模式外对它取的视图不需要梯度，经过"
-                "这些视图的梯度到不了 `a`；用到它们的损"
-                "失会不会报错（在 `backward()` 里，或者早在前向传播时），取决于损失里的其他部分（试过的情形列在下面“源"
-                "张量：叶子张量的视图”一节）。在 `torch.inference_mode()` 里，即使用 `torch.enable_grad()` 打开了梯度"
-                "模式，普通张量 `a` 的视图也没有 `grad_fn`，`a.clone()`、`torch.empty_like(a).copy_(a)` 和 "
-                "`a.double()`（`a` 本来就是 float64 时它返回 `a` 本身，不在此列）也都是没有节点的推理张量，梯度到不了 "
-                "`a`。需要梯度的普通叶子张量的视图，只要是自动求导记"
-                "录下来的，在梯度模式下、"
-                "`torch.inference_mode()` 之外一做原地修改就会报错（在 `torch.inference_mode()` 里，即使用 "
-                "`torch.enable_grad()` 打开梯度模式，以及在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下，"
-                "则可以修改，除非这个修改在任何模式下都会被拒绝：比如 CPU 张量的 "
-                "`expand()` 视图靠为 0 的步长让多个元素落在同一个内存位置上，对它调用 `mul_()` 就是如此；"
-                "`unfold()` 视图的窗口相互重叠，也有元素共享内存，对它调用 `mul_()` 却照常执行："
-                "对 `torch.arange(1., 5., requires_grad=True).clone()` 做 `unfold(0, 2, 1).mul_(10)`，"
-                "即使在梯度模式下也照常执行，之后经过它的 `backward()` 给出错误的梯度，却不报错）；"
-                "如果 `a` 本身就是这样的视图，`b = a` 也一样。"
-                "dtype 形式的 `a.view(dtype)` 不是这样的视图：它不需要梯度，没有 `grad_fn`，"
-                "即使 `a` 是需要梯度的叶子张量，在"
-                "梯度模式下也照常接受原地修改，不产生自动求导节点；但它与 `a` 共享版本计数器，自动求导保存了 `a` 之后"
-                "这样修改，`backward()` 会报错。",
+            "en": "A view such as `a.view(3)` is not a copy either: it shares storage and the version counter with `a` "
+                "and, when `a` is a normal tensor that requires grad and grad mode is on, outside "
+                "`torch.inference_mode()`, stays in the graph (`ViewBackward0`), unless `a` is a view whose counter "
+                "moved as the entry on `a.clone()` says (taking a view of it raises). Not when `a` is an inference "
+                "tensor made with `requires_grad=True` (as above): its views, taken outside the mode, do not require "
+                "grad, and a gradient through them never reaches `a`; whether a loss that uses them raises, in "
+                "`backward()` or already in the forward pass, depends on the rest of the loss (the cases run are "
+                "listed under \"Source: a view of a leaf\" below). Inside `torch.inference_mode()`, even with "
+                "`torch.enable_grad()`, a view of a normal `a` has no `grad_fn`, and `a.clone()`, "
+                "`torch.empty_like(a).copy_(a)` and, unless `a` is already float64 (then it returns `a` itself), "
+                "`a.double()` are inference tensors with no node: no gradient reaches `a`. A view of a normal leaf "
+                "that requires grad, one that autograd records, refuses in-place edits with grad mode on as the edit "
+                "runs (`torch.nn.init.zeros_(a[0])`, called with grad mode on, writes with it off), outside "
+                "`torch.inference_mode()` (inside it, even with `torch.enable_grad()`, and under `torch.no_grad()` or "
+                "`torch.set_grad_enabled(False)` it accepts them, unless torch refuses the edit in every mode, as it "
+                "refuses `mul_()` on an `expand()` view of a CPU tensor, whose stride of 0 puts several elements at "
+                "one memory location, though not on an `unfold()` view, whose overlapping windows share elements too: "
+                "`unfold(0, 2, 1).mul_(10)` of `torch.arange(1., 5., requires_grad=True).clone()` runs even with grad "
+                "mode on, and `backward()` through it gives a wrong gradient without an error), and so does `b = a` "
+                "when `a` is itself such a view. The dtype form `a.view(dtype)` is no such view: it requires no grad, "
+                "has no `grad_fn`, and takes in-place edits with grad mode on without adding an autograd node, even "
+                "when `a` is a leaf that requires grad; it still shares `a`'s version counter, so such an edit after "
+                "autograd saved `a` makes `backward()` raise.",
+            "zh_CN": "`a.view(3)` 这样的视图也不是副本：它与 `a` 共享存储和版本计数器；`a` 是需要梯度的普通张量，且视图"
+                "是在梯度模式下、`torch.inference_mode()` 之外取的时，它还留在计算图中（`ViewBackward0`），除非 `a` 是"
+                "讲 `a.clone()` 的那一条所说的、计数器已推进的视图（对它取视图会报错）。`a` 若是用 "
+                "`requires_grad=True` 创建的推理张量（同上），则不然：在模式外对它取的视图不需要梯度，经过这些视图的梯"
+                "度到不了 `a`；用到它们的损失会不会报错（在 `backward()` 里，或者早在前向传播时），取决于损失里的其他部"
+                "分（试过的情形列在下面“源张量：叶子张量的视图”一节）。在 `torch.inference_mode()` 里，即使用 "
+                "`torch.enable_grad()` 打开了梯度模式，普通张量 `a` 的视图也没有 `grad_fn`，`a.clone()`、"
+                "`torch.empty_like(a).copy_(a)` 和 `a.double()`（`a` 本来就是 float64 时它返回 `a` 本身，不在此列）也都"
+                "是没有节点的推理张量，梯度到不了 `a`。需要梯度的普通叶子张量的视图，只要是自动求导记录下来的，在梯度模"
+                "式下（指修改执行时的梯度模式：在梯度模式下调用 `torch.nn.init.zeros_(a[0])`，它是在关闭梯度模式后写入"
+                "的）、`torch.inference_mode()` 之外一做原地修改就会报错（在 `torch.inference_mode()` 里，即使用 "
+                "`torch.enable_grad()` 打开梯度模式，以及在 `torch.no_grad()` 或 `torch.set_grad_enabled(False)` 下，则"
+                "可以修改，除非这个修改在任何模式下都会被拒绝：比如 CPU 张量的 `expand()` 视图靠为 0 的步长让多个元素落"
+                "在同一个内存位置上，对它调用 `mul_()` 就是如此；`unfold()` 视图的窗口相互重叠，也有元素共享内存，对它"
+                "调用 `mul_()` 却照常执行：对 `torch.arange(1., 5., requires_grad=True).clone()` 做 "
+                "`unfold(0, 2, 1).mul_(10)`，即使在梯度模式下也照常执行，之后经过它的 `backward()` 给出错误的梯度，却不"
+                "报错）；如果 `a` 本身就是这样的视图，`b = a` 也一样。dtype 形式的 `a.view(dtype)` 不是这样的视图：它不"
+                "需要梯度，没有 `grad_fn`，即使 `a` 是需要梯度的叶子张量，在梯度模式下也照常接受原地修改，不产生自动求"
+                "导节点；但它与 `a` 共享版本计数器，自动求导保存了 `a` 之后这样修改，`backward()` 会报错。",
         },
         lambda m: everywhere(m, "a.view(3)", shares_storage=True)
         and everywhere(m, "a.view(3)", VERSIONED_SOURCES, shares_version=True)
@@ -228,7 +238,8 @@ GUIDE: tuple[Advice, ...] = (
         and row(m, "view", "b = a")["inplace_edit"] == EDIT_REFUSED,
         facts=("leaf-view-inplace-refused-in-grad-mode", "overlapping-window-views-take-writes",
                "overlapping-window-edit-wrong-gradient", "inference-tensor-requiring-grad",
-               "inference-mode-grad-on-records-no-node", "view-inplace-refused-outside-inference-mode"),
+               "inference-mode-grad-on-records-no-node", "view-inplace-refused-outside-inference-mode",
+               "no-grad-view-edit-breaks-clone", "split-output-edit-breaks-clone"),
     ),
     Advice(
         "avoid-data",
@@ -367,7 +378,7 @@ GUIDE: tuple[Advice, ...] = (
         facts=("inference-tensor-apply-map-outside-no-error", "inference-mode-views-of-normal-tensor",
                "inference-tensor-inplace-outside-raises-yet-writes", "inference-tensor-has-no-version-counter",
                "inference-tensor-alias-edit-routes", "inference-tensor-alias-0d-mask-read-copies",
-               "inference-tensor-uncounted-kernel-writes"),
+               "inference-tensor-uncounted-kernel-writes", "view-inplace-refused-outside-inference-mode"),
     ),
 )
 

@@ -106,14 +106,18 @@ VIEW_NOTES: tuple[Advice, ...] = (
     Advice(
         "multi-output",
         {
-            "en": "With grad mode on, outside `torch.inference_mode()`, and a source that requires grad and is not an "
-                "inference tensor, every output of `unbind()`, `split()`, `split_with_sizes()` or `chunk()` refuses an "
-                "in-place edit, also when the call returns a single view, though the table probes only the first "
-                "output; inside `torch.inference_mode()` the edit runs, even with `torch.enable_grad()`. On an "
+            "en": "With grad mode on as the edit runs (`torch.nn.init.zeros_(o)` of an output `o`, called with grad "
+                "mode on, writes with it off), outside `torch.inference_mode()`, and a source that requires grad and "
+                "is not an inference tensor, every output of `unbind()`, `split()`, `split_with_sizes()` or `chunk()` "
+                "refuses an in-place edit, also when the call returns a single view, though the table probes only the "
+                "first output; inside `torch.inference_mode()` the edit runs, even with `torch.enable_grad()`. On an "
                 "inference tensor that requires grad (such as a parameter of a module built inside "
                 "`torch.inference_mode()`), such an edit outside the mode raises too, but only after writing. These "
-                "four functions hang "
-                "all the views one call returns on a single autograd node. "
+                "four functions hang all the views one call returns on a single autograd node. So once the version "
+                "counter an output shares with the source moves, as it does after `mul_()` on the source, on that "
+                "output or on another one, even under `torch.no_grad()`, that output, with grad mode on, raises a "
+                "`RuntimeError` when cloned (`o.clone()`), viewed (`o.view(-1)`, `o[0]`) or used (`o * 2`): take the "
+                "outputs again after the edit. "
                 "`tensor_split()`, `hsplit()` and `vsplit()` return several views too, each on a node of its own "
                 "(`SliceBackward0`), and accept the probe's edit, `fill_(-1)`, as every other row of both tables "
                 "does wherever its operation runs (not `view(4, 3)` or `view_as(torch.empty(4, 3))` on the "
@@ -135,14 +139,20 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "runs even with grad mode on, and `backward()` through it gives a wrong gradient with no error or "
                 "warning: `a` becomes `x * torch.tensor([10., 100., 100., 10.])`, whose sum gives `x.grad` "
                 "`[10., 100., 100., 10.]`, yet `a.sum().backward()` gives `[10., 10., 10., 10.]`.",
-            "zh_CN": "在梯度模式（grad mode）下、`torch.inference_mode()` 之外，源张量需要梯度、"
+            "zh_CN": "在梯度模式（grad mode）下（指修改执行时的梯度模式：在梯度模式下对输出 `o` 调用 "
+                "`torch.nn.init.zeros_(o)`，它是在关闭梯度模式后写入的）、`torch.inference_mode()` 之外，"
+                "源张量需要梯度、"
                 "又不是推理张量（inference tensor）时，`unbind()`、`split()`、`split_with_sizes()` 或 `chunk()` "
                 "的每个输出一做原地（in-place）操作就报错，"
                 "调用只返回一个视图时也是如此，只是表中只测了第一个输出；在 `torch.inference_mode()` 里，即使用 "
                 "`torch.enable_grad()` 打开梯度模式，修改也照常执行。对需要梯度的推理张量（比如在 "
                 "`torch.inference_mode()` 里构建的模块的参数），在模式外这样修改也会报错，但要等写入之后才报。"
-                "这四个函数一次调用返回的所有视图，"
-                "在自动求导中挂在同一个节点上。"
+                "这四个函数一次调用返回的所有视图，在自动求导中挂在同一个节点上。"
+                "所以一旦某个输出与源张量共享的版本计数器（version counter）"
+                "推进（对源张量、对这个输出或对另一个输出调用 `mul_()` 都会推进它，"
+                "即使在 `torch.no_grad()` 下也一样），"
+                "在梯度模式下对这个输出取副本（`o.clone()`）、取视图（`o.view(-1)`、`o[0]`）或拿它运算（`o * 2`），"
+                "都会抛出 `RuntimeError`：请在修改之后重新取这些输出。"
                 "`tensor_split()`、`hsplit()` 和 `vsplit()` 也返回多个视图，但每个视图各有自己的节点"
                 "（`SliceBackward0`），探测程序做的原地修改 `fill_(-1)` 它们都允许，两张表中其余各行在操作本身"
                 "能执行的地方也都允许（`view(4, 3)` 和 `view_as(torch.empty(4, 3))` 在不连续的源张量上操作本身就"
@@ -167,7 +177,7 @@ VIEW_NOTES: tuple[Advice, ...] = (
                 "`[10., 100., 100., 10.]`，`a.sum().backward()` 给出的却是 `[10., 10., 10., 10.]`。",
         },
         _multi_output,
-        facts=("multi-view-outputs-share-one-node", "expand-inplace-write-refused",
+        facts=("multi-view-outputs-share-one-node", "split-output-edit-breaks-clone", "expand-inplace-write-refused",
                "overlapping-window-views-take-writes", "leaf-source-views-refuse-inplace",
                "view-inplace-refused-outside-inference-mode", "overlapping-window-edit-wrong-gradient"),
     ),

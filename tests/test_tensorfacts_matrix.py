@@ -368,7 +368,13 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
                       # "v * 2, v.exp() and v[[0, 1]] pass w no gradient either"
                       "no-grad-view-operations-pass-no-gradient",
                       # "with grad mode on, outside torch.inference_mode()": inside it no node is recorded
-                      "inference-mode-grad-on-records-no-node"),
+                      "inference-mode-grad-on-records-no-node",
+                      # "Such a view ... break[s] once the version counter ... moves ...; a write that moves no
+                      # version counter (fused=True, .data, NumPy) leaves them as they were"
+                      "no-grad-view-edit-breaks-clone",
+                      # "and an output of unbind(), split(), split_with_sizes() or chunk() ...: for those outputs the
+                      # other two copies raise too"
+                      "split-output-edit-breaks-clone"),
     # "refuses in-place edits with grad mode on (... it accepts them, unless torch refuses the edit in every mode, as
     # it refuses mul_() on an expand() view)"; "a.view(dtype) ... takes in-place edits ..., unrecorded"
     "view": ("leaf-view-inplace-refused-in-grad-mode",
@@ -377,8 +383,11 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
              "overlapping-window-edit-wrong-gradient",
              "inference-tensor-requiring-grad",  # "Not when a is an inference tensor made with requires_grad=True"
              "inference-mode-grad-on-records-no-node",  # "inside it, even with torch.enable_grad(), ... no grad_fn"
-             # "refuses in-place edits with grad mode on, outside torch.inference_mode() (inside it ... accepts them"
-             "view-inplace-refused-outside-inference-mode"),
+             # "refuses in-place edits with grad mode on as the edit runs (torch.nn.init.zeros_(a[0]) ... writes with
+             # it off), outside torch.inference_mode() (inside it ... accepts them"
+             "view-inplace-refused-outside-inference-mode",
+             # "unless a is a view whose counter moved as the entry on a.clone() says (taking a view of it raises)"
+             "no-grad-view-edit-breaks-clone", "split-output-edit-breaks-clone"),
     "alias": (
         "noop-conversions-return-a",  # "likewise a.to(torch.float32), ... a.cpu() ..., a.contiguous()"
         "default-device-makes-as-tensor-copy",  # "torch.as_tensor(a) (with no default device set)"
@@ -428,6 +437,8 @@ GUIDE_NAMED_FACTS: dict[str, tuple[str, ...]] = {
         "inference-tensor-alias-0d-mask-read-copies",
         # "nor does a kernel that moves no version counter, such as a step of an optimizer built with fused=True"
         "inference-tensor-uncounted-kernel-writes",
+        # "torch.nn.init.zeros_, called with grad mode on, though it writes with grad mode off"
+        "view-inplace-refused-outside-inference-mode",
     ),
 }
 

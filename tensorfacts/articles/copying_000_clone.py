@@ -79,11 +79,13 @@ NO_GRAD_SOURCE = {
               "`torch.inference_mode()` even with `torch.enable_grad()`, is a leaf that requires grad, and its "
               "clone, taken in grad mode, has a `CloneBackward0` node that leads nowhere: `backward()` gives neither "
               "`a` nor the view a gradient. Calling `requires_grad_()` on the view before its clone is taken links "
-              "the node to the view, which then gets a gradient; `a` still gets none. This lasts only until the view "
-              "or `a` is edited in place, even under `torch.no_grad()` (a step of `torch.optim.SGD` on `a`, say): "
-              "from then on, with grad mode on, cloning the view, or reading its `is_leaf` or `grad_fn`, raises a "
-              "`RuntimeError` saying that its base or another view of its base has been modified inplace, "
-              "`requires_grad_()` called or not. Which views behave so, "
+              "the node to the view, which then gets a gradient; `a` still gets none. This lasts only until the "
+              "version counter the view shares with `a` moves, as it does after `mul_()` on the view or on `a`, even "
+              "under `torch.no_grad()`, or after a step of `torch.optim.SGD` on `a`. From then on, with grad mode "
+              "on, cloning the view, or reading its `is_leaf` or `grad_fn`, raises a `RuntimeError` saying that its "
+              "base or another view of its base has been modified inplace, `requires_grad_()` called or not. A write "
+              "that moves no version counter, such as a step of `torch.optim.SGD` made with `fused=True` or a write "
+              "through `a.data`, leaves the view a leaf whose clone passes `a` no gradient. Which views behave so, "
               "[the clone page](ref:copying-clone) says." + NOT_STRIDED_INFERENCE["en"] + NO_GRAD_SOURCE["en"],
         "zh_CN": "仅在 `torch.inference_mode()` 之外的梯度模式（grad mode）下如此：在 `torch.no_grad()` 下，"
                  "或在 `torch.inference_mode()` 里（即使又用了 `torch.enable_grad()`），需要梯度的张量 clone "
@@ -94,12 +96,15 @@ NO_GRAD_SOURCE = {
                  "在梯度模式下 clone 出来的副本带有 `CloneBackward0` 节点，但这个节点不通向任何地方："
                  "`backward()` 既不给 `a` 也不给这个视图梯度。在取得副本之前对这个视图调用 "
                  "`requires_grad_()`，节点就会连到这个视图，视图随后得到梯度；`a` 仍然得不到。"
-                 "这只在这个视图和 `a` 都没有被原地（in-place）修改之前成立：一旦其中之一被原地修改，即使是在 "
-                 "`torch.no_grad()` 下（比如对 `a` 执行一步 `torch.optim.SGD`），此后在梯度模式下对这个视图取副本，"
-                 "或读取它的 `is_leaf` 或 `grad_fn`，都会抛出 `RuntimeError`，"
-                 "说它的基张量（base tensor）或基张量的另一个视图已被原地修改"
+                 "这只在这个视图与 `a` 共享的版本计数器（version counter）推进之前成立："
+                 "对这个视图或 `a` 调用 `mul_()`（即使是在 `torch.no_grad()` 下），"
+                 "或者对 `a` 执行一步 `torch.optim.SGD`，都会推进这个计数器。"
+                 "此后在梯度模式下对这个视图取副本，或读取它的 `is_leaf` 或 `grad_fn`，都会抛出 `RuntimeError`，"
+                 "说它的基张量（base tensor）或基张量的另一个视图已被原地（in-place）修改"
                  "（its base or another view of its base has been modified inplace），"
-                 "调用没调用 `requires_grad_()` 都一样。"
+                 "调用没调用 `requires_grad_()` 都一样。不推进版本计数器的写入，比如用 `fused=True` 构造的 "
+                 "`torch.optim.SGD` 的一步，或经由 `a.data` 的写入，则让这个视图仍是叶子张量，它的副本不把梯度传给 "
+                 "`a`。"
                  "哪些视图会这样，见 [“clone()”那一页](ref:copying-clone)。"
                  + NOT_STRIDED_INFERENCE["zh_CN"].format(gloss="（inference tensor）")
                  + NO_GRAD_SOURCE["zh_CN"],
@@ -126,14 +131,16 @@ def _clone_in_graph() -> Result:
         f"`c.grad_fn = {grad_fn_name(c)}`; after `(c * 3).sum().backward()`, `a.grad = {grad}`; {en}; "
         f"`a[1:]` and `a.t()` taken in the note's four ways, with and without `requires_grad_()`: "
         f"{runs - len(unlike)} of {runs} runs as the note says" + (f" (not: {unlike})" if unlike else "")
-        + f"; the same, then an in-place edit of `a` or of the view under `torch.no_grad()`, or an SGD step on `a`: "
-        f"{len(edited) - len(unbroken)} of {len(edited)} runs raise as the note says"
+        + f"; the same, then an in-place edit of `a` or of the view under `torch.no_grad()`, an SGD step on `a` or "
+        f"`torch.autograd.graph.increment_version(a)`, and again `a.data` times 2 or a fused SGD step on `a`: "
+        f"{len(edited) - len(unbroken)} of {len(edited)} runs as the note says"
         + (f" (not: {unbroken})" if unbroken else "") + f"; {plain_en}; {inference_en}",
         f"`c.grad_fn = {grad_fn_name(c)}`；执行 `(c * 3).sum().backward()` 后，`a.grad = {grad}`；{zh}；"
         f"按注中四种方式取 `a[1:]` 和 `a.t()`，调用或不调用 `requires_grad_()`："
         f"{runs} 次运行中 {runs - len(unlike)} 次与注所说相符" + (f"（不符：{unlike}）" if unlike else "")
-        + f"；同样取视图后，在 `torch.no_grad()` 下原地修改 `a` 或视图，或对 `a` 执行一步 SGD："
-        f"{len(edited)} 次运行中 {len(edited) - len(unbroken)} 次如注所说抛出错误"
+        + f"；同样取视图后，在 `torch.no_grad()` 下原地修改 `a` 或视图，对 `a` 执行一步 SGD，或调用 "
+        f"`torch.autograd.graph.increment_version(a)`，以及把 `a.data` 乘 2 或对 `a` 执行一步 fused SGD："
+        f"{len(edited)} 次运行中 {len(edited) - len(unbroken)} 次与注所说相符"
         + (f"（不符：{unbroken}）" if unbroken else "") + f"；{plain_zh}；{inference_zh}"))
 
 

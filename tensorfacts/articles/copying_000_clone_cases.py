@@ -104,9 +104,13 @@ def off_view_clones() -> dict[str, bool]:
     return departs
 
 
-#: In-place edits made after a view of NOTE_VIEWS is taken: ``a`` or the view times 2 under torch.no_grad(), and one
-#: step of torch.optim.SGD on ``a`` after a backward().
-NOTE_EDITS = ("a under torch.no_grad()", "the view under torch.no_grad()", "a torch.optim.SGD step on a")
+#: Writes made after a view of NOTE_VIEWS is taken that move the version counter it shares with ``a``: ``a`` or the
+#: view times 2 under torch.no_grad(), one step of torch.optim.SGD on ``a`` after a backward(), and no write at all,
+#: the counter moved by torch.autograd.graph.increment_version(a).
+NOTE_EDITS = ("a under torch.no_grad()", "the view under torch.no_grad()", "a torch.optim.SGD step on a",
+              "torch.autograd.graph.increment_version(a)")
+#: Writes that move no version counter: ``a.data`` times 2, and a step of torch.optim.SGD made with fused=True.
+NOTE_UNCOUNTED = ("a.data times 2", "a fused torch.optim.SGD step on a")
 #: The words of the error autograd raises then, whether the view was taken in no_grad or in inference mode.
 EDITED = "its base or another view of its base has been modified inplace"
 
@@ -121,11 +125,14 @@ def _raises_edited(read) -> bool:
 
 def edited_view_clones() -> dict[str, bool]:
     """For each view of NOTE_VIEWS of ``a`` taken in each place of VIEW_PLACES, without and with ``requires_grad_()``
-    called on it right after, then each edit of NOTE_EDITS: whether it departs from the note (cloning the view with
-    grad mode on, reading its ``is_leaf`` and reading its ``grad_fn`` each raise the RuntimeError of EDITED)."""
+    called on it right after, then each write of NOTE_EDITS and NOTE_UNCOUNTED: whether it departs from the note
+    (after a write of NOTE_EDITS, ``a``'s counter moved, and cloning the view with grad mode on, reading its
+    ``is_leaf`` and reading its ``grad_fn`` each raise the RuntimeError of EDITED; after one of NOTE_UNCOUNTED,
+    ``a`` changed, its counter still 0, and the view still a leaf whose clone has a CloneBackward0 node that leaves
+    ``a`` without a gradient)."""
     departs = {}
     for (name, take), (where, places), asked, edit in itertools.product(NOTE_VIEWS.items(), VIEW_PLACES.items(),
-                                                                        (False, True), NOTE_EDITS):
+                                                                        (False, True), NOTE_EDITS + NOTE_UNCOUNTED):
         a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
         with contextlib.ExitStack() as stack:
             for place in places:
@@ -133,15 +140,29 @@ def edited_view_clones() -> dict[str, bool]:
             u = take(a)
         if asked:
             u.requires_grad_()
-        if edit == NOTE_EDITS[2]:
+        if "SGD" in edit:
             (a * a).sum().backward()
-            torch.optim.SGD([a], lr=0.1).step()
+            torch.optim.SGD([a], lr=0.1, fused=edit in NOTE_UNCOUNTED).step()
+            a.grad = None
+        elif edit == NOTE_EDITS[3]:
+            torch.autograd.graph.increment_version(a)
+        elif edit == NOTE_UNCOUNTED[0]:
+            a.data.mul_(2)
         else:
             with torch.no_grad():
                 (a if edit == NOTE_EDITS[0] else u).mul_(2)
-        departs[f"{name} in {where}" + (", requires_grad_()" if asked else "") + f", edit of {edit}"] = not (
-            a._version > 0 and _raises_edited(u.clone) and _raises_edited(lambda view=u: view.is_leaf)
-            and _raises_edited(lambda view=u: view.grad_fn))
+        key = f"{name} in {where}" + (", requires_grad_()" if asked else "") + f", edit of {edit}"
+        if edit in NOTE_EDITS:
+            departs[key] = not (a._version > 0 and _raises_edited(u.clone)
+                                and _raises_edited(lambda view=u: view.is_leaf)
+                                and _raises_edited(lambda view=u: view.grad_fn))
+            continue
+        changed = not torch.equal(a.detach(), torch.tensor([1.0, 2.0, 3.0]))
+        kept = a._version == 0 and not _raises_edited(u.clone) and u.is_leaf and u.requires_grad
+        c = u.clone() if kept else None
+        if c is not None and grad_fn_name(c) == "CloneBackward0":
+            (c * c).sum().backward()
+        departs[key] = not (changed and c is not None and grad_fn_name(c) == "CloneBackward0" and a.grad is None)
     return departs
 
 

@@ -238,7 +238,7 @@ def _detach_like_data() -> Result:
               "counter, while taking `.data` or `.detach()` leaves `out` exactly as it was; only a later "
               "in-place edit through the result changes it.",
         "zh_CN": "按本意判断，这一条成立。但这个词本身用得不对：在 PyTorch 里，"
-                 "`zero_()`、`mul_()` 这样的原地操作会改变张量本身的数值，并推进它的版本计数器（version counter）；"
+                 "`zero_()`、`mul_()` 这样的原地操作会改变张量本身的数值，并推进它的版本计数器；"
                  "而取 `.data` 或 `.detach()` 不会改变 `out`，"
                  "只有之后通过结果做的原地操作才会改变它。",
     },

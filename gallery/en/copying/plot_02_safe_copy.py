@@ -383,8 +383,9 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # without ``copy=True``, or calling ``torch.as_tensor``, gives no warning.
 # :fact:`asarray-warns-once-without-requires-grad`
 #
-# Without ``copy=True``, pass ``requires_grad=a.requires_grad`` to silence it: given a tensor ``a``, it returns ``a``
-# itself, which keeps its ``requires_grad``, its ``grad_fn`` and its type (a ``Parameter`` stays a ``Parameter``);
+# Every call of this paragraph is made with no default device set. Without ``copy=True``, pass
+# ``requires_grad=a.requires_grad`` to silence it: given a tensor ``a``, it returns ``a`` itself, which keeps its
+# ``requires_grad``, its ``grad_fn`` and its type (a ``Parameter`` stays a ``Parameter``);
 # ``requires_grad=True`` does the same for a tensor that requires grad. On an inference tensor that requires grad,
 # outside ``torch.inference_mode()``, both raise the same ``RuntimeError`` as ``torch.asarray(a)``.
 # ``requires_grad=False`` silences it too, but given a leaf that requires grad of its own (one made with
@@ -399,9 +400,12 @@ assert bytes_apart(a, t), "the storage of torch.tensor(a) shares no byte with a'
 # and ``requires_grad=True`` return that view too, but change it as ``view.requires_grad_()`` would (see
 # :ref:`the clone page <copying-clone>`): a clone of it taken afterwards passes it a gradient, which fills its
 # ``.grad``, while without the call its ``.grad`` stays ``None``; ``torch.as_tensor(view)`` leaves it unchanged.
-# Such a view is a leaf only until it or its base is edited in place, even under ``torch.no_grad()`` (a step of
-# ``torch.optim.SGD`` on the base, say): from then on, with grad mode on, reading its ``is_leaf`` or cloning it raises a
-# ``RuntimeError``, whether ``requires_grad_()`` or ``torch.asarray(view, requires_grad=True)`` was called on it or not.
+# Such a view is a leaf only until the version counter it shares with its base moves, as it does after ``mul_()`` on
+# the view, on its base or on another view of its base, even under ``torch.no_grad()``, or after a step of
+# ``torch.optim.SGD`` on the base. From then on, with grad mode on, reading its ``is_leaf`` or cloning it raises a
+# ``RuntimeError``, whether ``requires_grad_()`` or ``torch.asarray(view, requires_grad=True)`` was called on it or
+# not. A write that moves no version counter (a step of an optimizer made with ``fused=True``, or a write through
+# ``.data`` or NumPy) leaves it a leaf.
 # A view taken by such an operation of a strided inference tensor that requires grad is a leaf that does not
 # require grad in every grad mode, grad mode on included, outside ``torch.inference_mode()`` or inside it: a slice of a
 # parameter of a module built under ``torch.inference_mode()``, taken while training, is one.

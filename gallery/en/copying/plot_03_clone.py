@@ -8,7 +8,9 @@ When ``a`` requires grad and grad mode is on (not inside
 ``torch.inference_mode()``), ``a.clone()`` copies the values
 into new memory but stays in the autograd graph: the copy requires grad, has a
 ``grad_fn`` and is not a leaf (a sparse, nested or mkldnn inference tensor aside, whose
-copy, on the CPU, does not require grad). This page
+copy, on the CPU, does not require grad; and where ``a`` is a view taken with grad mode off, or an
+output of ``unbind()``, ``split()``, ``split_with_sizes()`` or ``chunk()``, once the version counter
+it shares with its base has moved, ``a.clone()`` raises instead, as the Conclusion says). This page
 runs the article's example, then follows the gradient that the article says
 does not exist: a loss computed from the clone sends its gradient back to ``a``.
 """
@@ -614,8 +616,9 @@ assert same_storage(a_old, d), "d must still share memory with the old tensor"
 # sphinx_gallery_end_ignore
 
 # %%
-# For a strided tensor such as this one, an in-place edit of the old tensor that changes every element, as
-# ``mul_(10)`` does here, is the real test. It reaches ``d``, which shares the memory, and not ``c``, which has its own.
+# For a strided tensor on a device with real memory (not ``meta``), such as this one, an in-place edit of the old
+# tensor that changes every element, as ``mul_(10)`` does here, tells the two apart: it reaches ``d``, which shares
+# those elements, and not ``c``, which has memory of its own.
 
 with torch.no_grad():
     a_old.mul_(10)
@@ -659,18 +662,26 @@ assert torch.equal(d, torch.tensor([10.0, 20.0, 30.0])), "d must see the edit"
 # and ``backward(inputs=...)`` naming the base or that view, raise nothing; ``torch.autograd.grad`` asked for the
 # base, or for that view when it gets no gradient, raises a ``RuntimeError`` saying it appears to not have been
 # used in the graph (with ``allow_unused=True`` it returns ``None`` for it). Of a leaf or a non-leaf, such a view keeps
-# all this only until it or its base is edited in place, even under ``torch.no_grad()`` or inside
-# ``torch.inference_mode()`` (a step of ``torch.optim.SGD`` on the base, say): from then on, with grad mode on, the
-# view's clone, the clone of a view of it taken before the edit, and a read of its ``is_leaf`` or ``grad_fn`` raise a
-# ``RuntimeError`` saying that its base or another view of its base has been modified inplace, whether
-# ``requires_grad_()`` was called on the view or not (under ``torch.no_grad()`` it still clones). The clone of a view of an inference tensor
+# all this only until the version counter it shares with its base moves, as it does after ``mul_()`` on the view, on
+# its base or on another view of its base, even under ``torch.no_grad()`` or inside ``torch.inference_mode()``, or after
+# a step of ``torch.optim.SGD`` on the base. From then on, with grad mode on, the view's clone, the clone of a view of it
+# taken before the counter moved, and a read of its ``is_leaf`` or ``grad_fn`` raise a ``RuntimeError`` saying that its
+# base or another view of its base has been modified inplace, whether ``requires_grad_()`` was called on the view or
+# not (under ``torch.no_grad()`` it still clones). A write that moves no version counter (a step of an optimizer made
+# with ``fused=True``, or a write through ``.data`` or NumPy) leaves it a leaf whose clone passes its base no gradient.
+# An output ``o`` of ``unbind()``, ``split()``, ``split_with_sizes()`` or ``chunk()`` of a tensor that requires grad,
+# taken with grad mode on, meets the same error once the counter moves: with grad mode on, ``o.clone()``,
+# ``torch.empty_like(o).copy_(o)`` and ``o.double()`` raise; take the outputs again after the edit, or copy
+# ``o.detach()``. The clone of a view of an inference tensor
 # that requires grad, taken in one of these ways or with grad mode on, or of a view of it, has no ``grad_fn``, unlike
 # the clone of the inference tensor itself: ``backward()``, with or without ``inputs=`` naming the base or the
 # view, and ``torch.autograd.grad`` asked for either, even with ``allow_unused=True``, raise a ``RuntimeError``
 # saying that it does not require grad and does not have a grad_fn. Rebinding a name
-# proves nothing about memory; for a strided tensor, an in-place edit that changes every element does, as above. Not
-# for a sparse COO tensor: its ``mul_``, ``add_``, ``zero_`` or ``copy_`` gives the edited tensor new memory for its
-# values, so ``a.detach()``, which shared them, misses the edit. When you want a copy that
+# proves nothing about memory; for a strided tensor on a device with real memory (not ``meta``), an in-place edit that
+# changes every element reaches a tensor that shares those elements, as it reached ``d`` above, and leaves a copy with
+# memory of its own, such as ``c``, as it was. Not for a sparse COO tensor: its ``mul_``, ``add_``, ``zero_`` or
+# ``copy_`` gives the edited tensor new memory for its values, so ``a.detach()``, which shared them, misses the edit. When you want a copy that
 # is out of the graph too, use :ref:`copying-safe-copy`.
 # :fact:`inference-leaf-clone-in-graph` :fact:`clone-of-no-grad-view-passes-no-gradient`
-# :fact:`no-grad-view-edit-breaks-clone` :fact:`detach-sparse-coo-edit-not-shared`
+# :fact:`no-grad-view-edit-breaks-clone` :fact:`split-output-edit-breaks-clone`
+# :fact:`detach-sparse-coo-edit-not-shared`
