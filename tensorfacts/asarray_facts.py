@@ -344,11 +344,13 @@ def _default_device_makes_as_tensor_copy() -> Fact:
             numpy_shared = torch.from_numpy(array).data_ptr() == at
         is_self, shared = {t is s for s, t in made}, {t.untyped_storage().data_ptr() == s.data_ptr() for s, t in made}
         seen[name] = (min(is_self) if len(is_self) == 1 else "mixed", min(shared) if len(shared) == 1 else "mixed",
-                      all(t.data_ptr() == at for t in from_array), all(t.device.type == device for _, t in made),
+                      all(t.data_ptr() == at for t in from_array),
+                      all(t.device.type == device for t in (*(t for _, t in made), *from_array)),
                       numpy_shared, all(_same_kind_and_values(s, t) for s, t in made)
                       and all(_same_kind_and_values(torch.from_numpy(array), t) for t in from_array))
         if "cpu:0" in name:
-            seen[name] += (all(t.device == s.device != default for s, t in made),)
+            seen[name] += (all(t.device == s.device != default for s, t in made)
+                           and all(t.device == a.device != default for t in from_array),)
     with torch.device("cpu:0"):
         made_there = torch.ones(2)
         again = torch.as_tensor(made_there), torch.asarray(made_there)
@@ -370,9 +372,9 @@ def _default_device_makes_as_tensor_copy() -> Fact:
                 and all(seen[n] == (False, False, False, True, True, True, True) for n in ("set cpu:0", "cpu:0"))
                 and all(seen[n] == (False, False, False, True, True, True) for n in ("meta", "set meta"))
                 and made_there_copied and all(kept.values()) and all(raised.values()),
-                f"(as_tensor and asarray give a, share a's storage, share the array, on the device; from_numpy "
-                f"shares; the input's shape and dtype, with its values off meta and none on meta; under cpu:0, "
-                f"on the source's device, not the default device): {seen}; "
+                f"(as_tensor and asarray give a, share a's storage, share the array, on the device (the array's "
+                f"too); from_numpy shares; the input's shape and dtype, with its values off meta and none on "
+                f"meta; under cpu:0, on the source's device, not the default device): {seen}; "
                 f"a tensor made under cpu:0 is on {made_there.device} and copied there: "
                 f"{made_there_copied}; a meta tensor given back itself with no default device or a meta one: {kept}; "
                 f"NotImplementedError on a meta tensor under a cpu default device: {raised}")

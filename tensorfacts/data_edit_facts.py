@@ -14,7 +14,14 @@ import warnings
 
 import torch
 
-from tensorfacts.detach_layout_facts import KINDS_SCOPE, Kind, _after, _detach_kinds, _torch_dtypes
+from tensorfacts.detach_layout_facts import (
+    KINDS_SCOPE,
+    Kind,
+    _after,
+    _detach_kinds,
+    _leaf_for_every_floating_or_complex,
+    _torch_dtypes,
+)
 from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, values_equal
@@ -111,7 +118,7 @@ def _data_edits_reach_both_every_dtype() -> Fact:
     edited = [v for v in seen.values() if not isinstance(v, str)]
     unedited = sorted(name for name, v in seen.items() if isinstance(v, str))
     return Fact(len(edited) > 0 and all(v == (True, True, True, 0, 0, 1, 1) for v in edited)
-                and set(unedited) == set(packed) and all(starts.values()),
+                and set(unedited) == set(packed) and all(starts.values()) and _leaf_for_every_floating_or_complex(seen),
                 f"(strided, write through c seen by a, write through a seen by c, c._version right after "
                 f"c = a.data, move of a._version after the write through c, and at the end, c._version at the end) "
                 f"per kind: {seen}; a.data starts at a's memory on the packed quantized dtypes: {starts}")

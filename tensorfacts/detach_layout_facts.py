@@ -301,6 +301,9 @@ def _detach_kinds() -> dict[str, Kind | str]:
             continue
         if refused == _ALL_BUT_OWN_COPY:  # bits and float4_e2m1fn_x2: copy_ from a tensor of the same dtype
             kinds[f"{name} (own dtype)"] = (make, _copy_own_dtype, _raw)
+            if dtype.is_floating_point or dtype.is_complex:  # float4_e2m1fn_x2
+                kinds[f"{name} leaf that requires grad"] = (lambda make=make: make().requires_grad_(), _copy_own_dtype,
+                                                            _raw)
             continue
         if refused:  # some writes refused, others not: a case the fact's sentence does not cover
             kinds[name] = f"raise NotImplementedError: {refused}"
@@ -317,13 +320,22 @@ def _detach_kinds() -> dict[str, Kind | str]:
     return kinds
 
 
+def _leaf_for_every_floating_or_complex(kinds: dict) -> bool:
+    """Whether the kinds hold a leaf that requires grad for every floating or complex dtype of ``torch``, and for no
+    other dtype."""
+    suffix = " leaf that requires grad"
+    leaves = {name.removesuffix(suffix) for name in kinds if name.endswith(suffix)}
+    return leaves == {str(d).removeprefix("torch.") for d in _torch_dtypes() if d.is_floating_point or d.is_complex}
+
+
 @fact("detach-edits-reach-both-every-dtype", {
     "en": "On the CPU, for a tensor a of the default strided layout of every dtype the torch module names (bool, "
-          "the integer, unsigned, floating, float8, complex and quantized ones; for a floating or complex dtype a "
-          "leaf that requires grad too), a complex conj() view of a leaf (conj bit set) and a nested tensor of the "
-          "default strided layout that requires grad: takes c = a.detach(), writes a value through c with copy_, "
-          "then another through a (under torch.no_grad()): each write shows in the other tensor and a._version and "
-          "c._version both move by 2. The dtypes int1 to int7 and uint1 to uint7 have no copy kernel: copy_ from a "
+          "the integer, unsigned, floating, float8, float4, complex, quantized and bits ones; for a floating or "
+          "complex dtype a leaf that requires grad too), a complex conj() view of a leaf (conj bit set) and a "
+          "nested tensor of the default strided layout that requires grad: takes c = a.detach(), writes a value "
+          "through c with copy_, then another through a (under torch.no_grad()): each write shows in the other "
+          "tensor and a._version and c._version both move by 2. The dtypes int1 to int7 and uint1 to uint7 have no "
+          "copy kernel: copy_ from a "
           "tensor of the same dtype, copy_ from an int64 tensor, fill_ and an index write of a number each raise "
           "NotImplementedError on the CPU, and both writes go through t.view(torch.uint8).fill_() instead. The bits "
           "dtypes and float4_e2m1fn_x2 take copy_ from a tensor of their own dtype, and both writes are made that "
@@ -334,10 +346,11 @@ def _detach_kinds() -> dict[str, Kind | str]:
           "NotImplementedError. Apart from the refusals named here, every dtype the torch module names takes all "
           "four of these writes.",
     "zh_CN": "在 CPU 上，对默认 strided 布局的张量 a：torch 模块列出的每种 dtype（bool、有符号和无符号整数、浮点、"
-             "float8、复数和量化类型；浮点和复数类型还取一个需要梯度的叶子张量），叶子张量的复数 conj() 视图"
-             "（带共轭位），以及一个需要梯度的默认 strided 布局的嵌套张量：取 c = a.detach()，先用 copy_ 通过 c "
-             "写入一个数值，再通过 a 写入另一个（都在 torch.no_grad() 下）：每次写入另一方都看得到，a._version 和 "
-             "c._version 都增加 2。int1 到 int7 和 uint1 到 uint7 没有 copy 内核：从同一 dtype 的张量 copy_、"
+             "float8、float4、复数、量化和 bits 类型；浮点和复数类型还取一个需要梯度的叶子张量），"
+             "叶子张量的复数 conj() 视图（带共轭位），以及一个需要梯度的默认 strided 布局的嵌套张量："
+             "取 c = a.detach()，先用 copy_ 通过 c 写入一个数值，再通过 a 写入另一个（都在 torch.no_grad() 下）："
+             "每次写入另一方都看得到，a._version 和 c._version 都增加 2。int1 到 int7 和 uint1 到 uint7 "
+             "没有 copy 内核：从同一 dtype 的张量 copy_、"
              "从 int64 张量 copy_、fill_ 和写入一个数的索引写入，在 CPU 上都抛出 NotImplementedError，两次写入改为"
              "通过 t.view(torch.uint8).fill_() 进行。bits 类型和 float4_e2m1fn_x2 可以从自身 dtype 的张量 copy_，"
              "两次写入就这样进行，但从 int64 张量 copy_、fill_ 和写入一个数的索引写入在 CPU 上都抛出 "
@@ -361,6 +374,7 @@ def _detach_edits_reach_both_every_dtype() -> Fact:
                     if str(d).startswith(("torch.qint", "torch.quint"))}
     quantized_refusal = "['copy_ from its own dtype', 'fill_', 'index write of a number']"
     return Fact(all(v == (True, True, True, 2, 2) for v in edited) and set(unedited) == {"quint2x4", "quint4x2"}
+                and _leaf_for_every_floating_or_complex(seen)
                 and all(seen[name].endswith(quantized_refusal) for name in unedited)
                 and through_bytes == {name for name in named if _named_without_copy_kernel(name)}
                 and own_dtype == {name for name in named if _named_own_dtype_copy_only(name)}

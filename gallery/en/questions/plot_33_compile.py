@@ -607,10 +607,11 @@ for saved_edit in (add_one, double, fill_ones, set_first):
 # sphinx_gallery_end_ignore
 
 # %%
-# Not every way of passing the memory in does this. Two different tensor objects with no base of their own that
-# share elements of one storage, such as ``a.detach()`` and ``a[1:].detach()``, both used by the function, get its
-# edits, yet in this build's compiled call no version counter moves: ``backward()`` raises nothing and computes
-# ``w.grad`` from the edited ``a``, where eager mode raises.
+# Not every way of passing the memory in does this. Two different tensor objects of ``a``'s dtype with no base of
+# their own that share elements of one storage (though neither has two elements on one memory location, as an
+# expanded tensor has), such as ``a.detach()`` and ``a[1:].detach()``, both used by the function, get its edits,
+# yet in this build's compiled call no version counter moves: ``backward()`` raises nothing and computes ``w.grad``
+# from the edited ``a``, where eager mode raises.
 
 def add_then_double(x, z):
     x.add_(1)

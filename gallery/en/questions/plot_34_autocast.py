@@ -7,9 +7,9 @@ Mixed precision: the cast is a copy
 .. admonition:: Answer
    :class: answer
 
-   In ``torch.autocast`` (top-level default ``cache_enabled=True``) a float32 ``Parameter`` needing grad,
-   passed itself (not a view) to a low-precision op, is cast once per
-   outermost region; later passes miss optimizer steps (exceptions below). Wrap only forward and loss:
+   Eager ``torch.autocast`` (top-level default ``cache_enabled=True``) casts a float32 ``Parameter`` needing
+   grad, passed itself (not a view) to a low-precision op, once per outermost region; later passes miss
+   optimizer steps (exceptions below). Wrap only forward and loss:
 
    .. code-block:: python
 
@@ -22,12 +22,13 @@ Under ``torch.autocast`` (automatic mixed precision, AMP) the model's weights st
 such as ``Linear`` or a convolution computes with a bfloat16 (or float16) copy of its weight, and the gradient flows
 back through that copy into the float32 ``.grad``. This page runs it on the CPU with
 ``torch.autocast("cpu", dtype=torch.bfloat16)``: where the copy lives, how autocast reuses it within
-one region (so a training loop written entirely inside the region does not train a ``Linear`` layer whose
-weight is a plain float32 ``Parameter``, unless it does something such as emptying or turning off the cache;
-the same loop trains a float64, float16 or bfloat16 ``Linear``, and one whose weight a parametrization such
+one region (so a training loop written entirely inside the region does not train a ``Linear`` layer called in
+eager mode whose weight is a plain float32 ``Parameter``, unless it does something such as emptying or turning off
+the cache; the same loop trains a float64, float16 or bfloat16 ``Linear``, and one whose weight a parametrization such
 as ``weight_norm`` recomputes at each read, which is cast again), how
 ``GradScaler.unscale_`` and ``clip_grad_norm_`` rewrite ``.grad`` in place, and how converting the
-model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs.
+model itself with ``.to(torch.bfloat16)`` or ``.half()`` differs. Every layer on this page runs in eager mode, not
+compiled by ``torch.compile``, and what the page says of the cache is said of such calls.
 """
 
 # %%
@@ -1070,8 +1071,8 @@ if torch.cuda.is_available():
 # Under ``torch.autocast`` the weights stay float32 ``Parameter`` objects; a layer whose operation autocast
 # casts to low precision (``Linear``, convolutions; not ``Embedding`` or ``LayerNorm``) computes with a
 # low-precision copy on memory of its own, and the gradient comes back through the cast into a
-# float32 ``.grad``. With ``cache_enabled=True`` (a top-level region's default), autocast keeps the copy of a float32
-# ``Parameter`` that requires grad and is passed itself (not a view such as ``.T``) to such an operation
+# float32 ``.grad``. With ``cache_enabled=True`` (a top-level region's default), autocast in eager mode keeps the copy
+# of a float32 ``Parameter`` that requires grad and is passed itself (not a view such as ``.T``) to such an operation
 # until the outermost region ends, unless ``torch.clear_autocast_cache()`` empties the cache earlier, so an
 # optimizer step inside the region is not seen by the forward passes after it in that region, except in
 # some cases, among them passes under ``torch.inference_mode()``, inside a nested ``torch.autocast`` with

@@ -407,16 +407,18 @@ for probe_stop in (True, False):
 # sphinx_gallery_end_ignore
 
 # %%
-# An in-place edit of a positional input raises in backward (``use_reentrant=False``)
-# -----------------------------------------------------------------------------------
+# An in-place edit of a positional input raises when the function runs again (``use_reentrant=False``)
+# ----------------------------------------------------------------------------------------------------
 #
 # With ``use_reentrant=False``, ``checkpoint`` keeps the tensors passed to the function as positional
 # arguments, with their versions, to call it again. Here the counter is passed as one: editing it in
-# place inside the function moves its version counter past the one that was kept, and ``backward()``
-# raises before the second call. The counter reads 1. A tensor passed by keyword, or inside a list, is
-# not kept that way: the same edit raises nothing and runs twice, and a function that reads such a
-# tensor after editing it gets the second call's gradient, as in the next section (the hidden check of
-# this cell runs both routes). With ``use_reentrant=True``, the same edit of a positional input raises
+# place inside the function moves its version counter past the one that was kept, and ``backward()``,
+# which needs the tensor ``x.sin()`` saved, raises before the second call. The counter reads 1. A
+# ``backward()`` that needs no tensor the function saved, as for an output ``x + 1`` or ``x * 2``, does not
+# call it again and raises nothing (the hidden check of this cell runs both after the same edit). A tensor
+# passed by keyword, or inside a list, is not kept that way: the same edit raises nothing and runs twice, and a
+# function that reads such a tensor after editing it gets the second call's gradient, as in the next section (the
+# hidden check of this cell runs both routes). With ``use_reentrant=True``, the same edit of a positional input raises
 # nothing either, and runs twice (the hidden check runs it too).
 
 counter = torch.zeros(())
@@ -471,6 +473,27 @@ reentrant_counter = torch.zeros(())
 reentrant_out = checkpoint(count_input, torch.arange(3.0, requires_grad=True), reentrant_counter, use_reentrant=True)
 reentrant_out.sum().backward()
 assert reentrant_counter.item() == 2, "use_reentrant=True: the edit of a positional input raises nothing and runs twice"
+
+
+def needs_no_saved(operation):
+    """(edits of the counter, x.grad) when the function edits its positional counter as count_input does, then
+    returns operation(x), whose backward() needs no tensor the function saved (the x.sin() of count_input is left
+    unused)."""
+    unread_counter, unread_x = torch.zeros(()), torch.arange(3.0, requires_grad=True)
+
+    def edit_then(t, box):
+        count_input(t, box)
+        return operation(t)
+
+    unread_out = checkpoint(edit_then, unread_x, unread_counter, use_reentrant=False)
+    unread_out.sum().backward()
+    return unread_counter.item(), unread_x.grad.tolist()
+
+
+assert [needs_no_saved(operation) for operation in (lambda t: t + 1, lambda t: t * 2)] == [
+    (1, [1.0] * 3), (1, [2.0] * 3)], (
+    "an edit of a positional input, then a backward() that needs no tensor the function saved: the function is not "
+    "called again and nothing raises")
 # sphinx_gallery_end_ignore
 
 # %%

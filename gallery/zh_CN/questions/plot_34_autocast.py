@@ -7,7 +7,7 @@
 .. admonition:: 答案
    :class: answer
 
-   顶层 ``torch.autocast`` 默认 ``cache_enabled=True``：需要梯度的 float32 ``Parameter`` 本身（非视图）进入低精度运算时，每个最外层区域只转一次，之后的前向传播看不到优化器更新（例外见下文）。区域里只放前向传播和损失：
+   即时执行模式下，顶层 ``torch.autocast`` 默认 ``cache_enabled=True``：需要梯度的 float32 ``Parameter`` 本身（非视图）进入低精度运算时，每个最外层区域只转一次，之后的前向传播看不到优化器更新（例外见下文）。区域里只放前向传播和损失：
 
    .. code-block:: python
 
@@ -16,7 +16,7 @@
       loss.backward()
       optimizer.step()
 
-在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear``、卷积这类层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里时，权重是普通 float32 ``Parameter`` 的 ``Linear`` 层训练不动，除非循环做了清空或关掉缓存这类事（同样的循环照样训练 float64、float16 或 bfloat16 的 ``Linear``，也照样训练权重由 ``weight_norm`` 这类参数化（parametrization）在每次读取时重新计算的层，这种层的权重会被重新转换）；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。
+在自动混合精度（automatic mixed precision，AMP）的 ``torch.autocast`` 下，模型的权重仍是 float32。``Linear``、卷积这类层用权重的 bfloat16（或 float16）副本计算，梯度再穿过这份副本回到 float32 的 ``.grad``。本页在 CPU 上用 ``torch.autocast("cpu", dtype=torch.bfloat16)`` 把这些跑一遍：副本在哪里；autocast 怎样在一个区域（``with`` 块）内反复使用这份副本，以致训练循环整个写在区域里时，以即时执行模式（eager mode）调用、权重是普通 float32 ``Parameter`` 的 ``Linear`` 层训练不动，除非循环做了清空或关掉缓存这类事（同样的循环照样训练 float64、float16 或 bfloat16 的 ``Linear``，也照样训练权重由 ``weight_norm`` 这类参数化（parametrization）在每次读取时重新计算的层，这种层的权重会被重新转换）；``GradScaler.unscale_`` 和 ``clip_grad_norm_`` 怎样原地（in-place）改写 ``.grad``；以及用 ``.to(torch.bfloat16)`` 或 ``.half()`` 转换模型本身有什么不同。本页的每个层都以即时执行模式运行，没有经过 ``torch.compile`` 编译，本页关于缓存的说法说的都是这样的调用。
 """
 
 # %%
@@ -963,4 +963,4 @@ if torch.cuda.is_available():
 # 小结
 # ----
 #
-# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在 ``cache_enabled=True`` 下（这是顶层区域的默认值），autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束（除非 ``torch.clear_autocast_cache()`` 提前清空了缓存），所以区域内的优化器更新，同一区域里之后的前向传播看不到（也有例外，比如 ``torch.inference_mode()`` 下的前向传播，嵌套在其中、设了 ``enabled=False`` 或 ``cache_enabled=False`` 的 ``torch.autocast`` 里的前向传播，以及在区域内用 ``torch.set_autocast_cache_enabled(False)`` 关掉缓存期间的前向传播）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换 float32 模型自己的参数，模型里不留 float32 的权重。
+# 在 ``torch.autocast`` 下，权重仍是 float32 的 ``Parameter`` 对象；运算由 autocast 转成低精度的层（``Linear``、卷积；不包括 ``Embedding`` 和 ``LayerNorm``）用的是一份有自己内存的低精度副本，梯度穿过这次类型转换回到 float32 的 ``.grad``。在 ``cache_enabled=True`` 下（这是顶层区域的默认值），即时执行模式下的 autocast 把需要梯度、直接（不是 ``.T`` 之类的视图）传给这类运算的 float32 ``Parameter`` 的副本留到最外层的区域结束（除非 ``torch.clear_autocast_cache()`` 提前清空了缓存），所以区域内的优化器更新，同一区域里之后的前向传播看不到（也有例外，比如 ``torch.inference_mode()`` 下的前向传播，嵌套在其中、设了 ``enabled=False`` 或 ``cache_enabled=False`` 的 ``torch.autocast`` 里的前向传播，以及在区域内用 ``torch.set_autocast_cache_enabled(False)`` 关掉缓存期间的前向传播）：``torch.autocast`` 里只放前向传播和损失。``scaler.unscale_`` 和 ``clip_grad_norm_`` 原地改写 ``.grad``：要记录梯度，就记 ``p.grad.clone()``。``model.to(torch.bfloat16)`` 和 ``model.half()`` 原地转换 float32 模型自己的参数，模型里不留 float32 的权重。

@@ -369,10 +369,10 @@ for probe_stop in (True, False):
 # sphinx_gallery_end_ignore
 
 # %%
-# 对位置参数的原地操作在反向传播中报错（``use_reentrant=False``）
-# ---------------------------------------------------------------
+# 对位置参数的原地操作在函数再次运行时报错（``use_reentrant=False``）
+# -------------------------------------------------------------------
 #
-# ``use_reentrant=False`` 时，``checkpoint`` 把以位置参数传给函数的张量连同它们的版本一起保留下来，以便再调用一次。这里把计数张量 ``counter`` 作为位置参数传入：在函数里原地修改它，会让它的版本计数器越过保留时的值，于是 ``backward()`` 在第二次调用之前就抛出错误。``counter`` 的值是 1。以关键字参数传入或者放在列表里传入的张量不会这样保留：同样的原地修改不报错，而且执行两次；函数如果在修改之后再读取这样的张量，得到的就是第二次调用的梯度，和下一节一样（本单元格的隐藏检查把这两种传法都跑了）。``use_reentrant=True`` 时，对位置参数的同样的原地修改也不报错，而且执行两次（隐藏检查也运行了这种情况）。
+# ``use_reentrant=False`` 时，``checkpoint`` 把以位置参数传给函数的张量连同它们的版本一起保留下来，以便再调用一次。这里把计数张量 ``counter`` 作为位置参数传入：在函数里原地修改它，会让它的版本计数器越过保留时的值，于是需要 ``x.sin()`` 所保存张量的 ``backward()`` 在第二次调用之前就抛出错误。``counter`` 的值是 1。``backward()`` 如果不需要函数保存的任何张量，比如输出是 ``x + 1`` 或 ``x * 2`` 时，就不会再次调用函数，也不报错（本单元格的隐藏检查在同样的原地修改之后把这两种都跑了）。以关键字参数传入或者放在列表里传入的张量不会这样保留：同样的原地修改不报错，而且执行两次；函数如果在修改之后再读取这样的张量，得到的就是第二次调用的梯度，和下一节一样（本单元格的隐藏检查把这两种传法都跑了）。``use_reentrant=True`` 时，对位置参数的同样的原地修改也不报错，而且执行两次（隐藏检查也运行了这种情况）。
 
 counter = torch.zeros(())
 
@@ -426,6 +426,27 @@ reentrant_counter = torch.zeros(())
 reentrant_out = checkpoint(count_input, torch.arange(3.0, requires_grad=True), reentrant_counter, use_reentrant=True)
 reentrant_out.sum().backward()
 assert reentrant_counter.item() == 2, "use_reentrant=True: the edit of a positional input raises nothing and runs twice"
+
+
+def needs_no_saved(operation):
+    """(edits of the counter, x.grad) when the function edits its positional counter as count_input does, then
+    returns operation(x), whose backward() needs no tensor the function saved (the x.sin() of count_input is left
+    unused)."""
+    unread_counter, unread_x = torch.zeros(()), torch.arange(3.0, requires_grad=True)
+
+    def edit_then(t, box):
+        count_input(t, box)
+        return operation(t)
+
+    unread_out = checkpoint(edit_then, unread_x, unread_counter, use_reentrant=False)
+    unread_out.sum().backward()
+    return unread_counter.item(), unread_x.grad.tolist()
+
+
+assert [needs_no_saved(operation) for operation in (lambda t: t + 1, lambda t: t * 2)] == [
+    (1, [1.0] * 3), (1, [2.0] * 3)], (
+    "an edit of a positional input, then a backward() that needs no tensor the function saved: the function is not "
+    "called again and nothing raises")
 # sphinx_gallery_end_ignore
 
 # %%
