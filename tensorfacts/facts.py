@@ -344,6 +344,7 @@ import tensorfacts.vmap_data_facts  # noqa: E402, F401
 from tensorfacts import (  # noqa: E402, F401
     array_refusal_facts,
     asarray_facts,
+    cast_leaf_facts,
     counter_bypass_facts,
     data_edit_facts,
     data_setter_facts,

@@ -1,9 +1,10 @@
 """Named facts on the pieces of ``unsafe_chunk`` and ``unsafe_split`` of a strided CPU tensor that is not nested, as
 the version-counter page states it: called outside ``torch.inference_mode()``, they return pieces on the tensor's
-memory that are not views; on a tensor that is not an inference tensor, where ``chunk()`` and ``split()`` return
-views, each piece has a counter of its own, which an edit through it moves while the tensor's stays; an inference
-tensor's pieces have no counter. Called inside the mode on a tensor that is not an inference tensor, they return
-pieces that are views, yet each still has a counter of its own. Registered on import by :mod:`tensorfacts.facts`,
+memory that are not views; on a tensor that is not an inference tensor (``is_inference()`` is ``False``), where
+``chunk()`` and ``split()`` return views, each piece has a counter of its own, which an edit through it moves while the
+tensor's stays; an inference tensor's pieces have no counter, even when the tensor has one (its ``detach()`` taken
+outside the mode). Called inside the mode on a tensor that is not an inference tensor, they return pieces that are
+views, yet each still has a counter of its own. Registered on import by :mod:`tensorfacts.facts`,
 whose module docstring says what a fact is.
 """
 
@@ -36,15 +37,20 @@ def _make(dtype: torch.dtype) -> torch.Tensor:
 
 
 def _sources(dtype: torch.dtype) -> dict[str, Callable[[], torch.Tensor]]:
-    """A 2×4 tensor of this dtype, a view of one, one made inside ``torch.inference_mode()`` and, for a floating or
-    complex dtype, a leaf that requires grad."""
+    """A 2×4 tensor of this dtype, a view of one, one made inside ``torch.inference_mode()``, its ``detach()`` taken
+    outside the mode (an inference tensor with a version counter), for a dtype that is not quantized that
+    ``detach()``'s ``view(dtype)`` to its own dtype (not an inference tensor; on a quantized one, a piece of it ends
+    the process with a segmentation fault) and, for a floating or complex dtype, a leaf that requires grad."""
 
     def in_inference_mode() -> torch.Tensor:
         with torch.inference_mode():
             return _make(dtype)
 
     sources = {"tensor": lambda: _make(dtype), "view": lambda: _make(dtype)[:, :],
-               "inference tensor": in_inference_mode}
+               "inference tensor": in_inference_mode,
+               "detach() of an inference tensor": lambda: in_inference_mode().detach()}
+    if not str(dtype).startswith(("torch.qint", "torch.quint")):
+        sources["view(dtype) of an inference tensor's detach()"] = lambda: in_inference_mode().detach().view(dtype)
     if dtype.is_floating_point or dtype.is_complex:
         sources["leaf that requires grad"] = lambda: _make(dtype).requires_grad_()
     return sources
@@ -79,22 +85,27 @@ def _piece_run(make: Callable[[], torch.Tensor], calls: tuple, made_in, edited_i
 
 @fact("unsafe-pieces-own-counter-every-dtype", {
     "en": "For every dtype the torch module names, on a 2×4 CPU tensor t, a view of one, one made inside "
-          "torch.inference_mode() and (floating and complex dtypes) a leaf that requires grad: with grad mode on and "
-          "under torch.no_grad(), the first piece of t." + ", t.".join(_CALLS) + " shares t's memory and is not a "
-          "view (_is_view() is False); the piece of an inference tensor has no _version (reading it raises); on "
-          "the other sources the same calls without unsafe_ give views, and the piece then takes "
+          "torch.inference_mode(), its detach() taken outside the mode (an inference tensor that has a _version), "
+          "(dtypes that are not quantized) that detach()'s view(dtype) to its own dtype (is_inference() False) and "
+          "(floating and complex dtypes) a leaf that requires grad: with grad mode on and under torch.no_grad(), "
+          "the first piece of t." + ", t.".join(_CALLS) + " shares t's memory and is not a view (_is_view() is "
+          "False); the piece of an inference tensor has no _version (reading it raises), even when the tensor has "
+          "one; on the other sources the same calls without unsafe_ give views, and the piece then takes "
           "piece.copy_(piece.detach().clone()) with grad mode on, under torch.no_grad() and inside "
           "torch.inference_mode(), which moves the piece's _version by one and leaves t's, except where copy_ raises "
           "NotImplementedError (dtypes with no copy kernel).",
-    "zh_CN": "对 torch 模块列出的每种 dtype，在 2×4 的 CPU 张量 t、它的视图、在 torch.inference_mode() 内创建的张量，"
-             "以及（浮点和复数 dtype）需要梯度的叶子张量上：在梯度模式开启和 torch.no_grad() 下，t."
-             + "、t.".join(_CALLS) + " 的第一块与 t 共享内存，不是视图（_is_view() 为 False）；推理张量的块没有 "
-             "_version（读取会报错）；在其余源张量上，去掉 unsafe_ 的同名调用给出视图，而这一块随后在梯度模式开启、"
-             "torch.no_grad() 下和 torch.inference_mode() 内执行 piece.copy_(piece.detach().clone())，块的 _version "
-             "前进一，t 的不动；copy_ 抛出 NotImplementedError（没有复制内核的 dtype）的除外。",
-}, {"en": f"every dtype of the torch module, four kinds of source, {len(_CALLS)} calls, two grad modes for the call "
+    "zh_CN": "对 torch 模块列出的每种 dtype，在 2×4 的 CPU 张量 t、它的视图、在 torch.inference_mode() 内"
+             "创建的张量、在模式之外对这个张量取的 detach()（有 _version 的推理张量）、（非量化 dtype）"
+             "这个 detach() 到自身 dtype 的 view(dtype)（is_inference() 为 False），以及（浮点和复数 dtype）"
+             "需要梯度的叶子张量上：在梯度模式开启和 torch.no_grad() 下，t." + "、t.".join(_CALLS)
+             + " 的第一块与 t 共享内存，不是视图（_is_view() 为 False）；推理张量的块没有 _version"
+             "（读取会报错），即使推理张量自己有；在其余源张量上，去掉 unsafe_ 的同名调用给出视图，"
+             "而这一块随后在梯度模式开启、torch.no_grad() 下和 torch.inference_mode() 内执行 "
+             "piece.copy_(piece.detach().clone())，块的 _version 前进一，t 的不动；copy_ 抛出 "
+             "NotImplementedError（没有复制内核的 dtype）的除外。",
+}, {"en": f"every dtype of the torch module, six kinds of source, {len(_CALLS)} calls, two grad modes for the call "
           "and three for the edit, on the CPU",
-    "zh_CN": f"torch 模块的每种 dtype、四种源张量、{len(_CALLS)} 种调用、调用时两种梯度模式和修改时三种，在 CPU 上"})
+    "zh_CN": f"torch 模块的每种 dtype、六种源张量、{len(_CALLS)} 种调用、调用时两种梯度模式和修改时三种，在 CPU 上"})
 def _unsafe_pieces_own_counter_every_dtype() -> Fact:
     dtypes = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
     wrong, counted, uncopied = [], 0, set()
@@ -103,6 +114,8 @@ def _unsafe_pieces_own_counter_every_dtype() -> Fact:
         for dtype in dtypes:
             for source, make in _sources(dtype).items():
                 inference = make().is_inference()
+                if source == "detach() of an inference tensor" and not (inference and _version(make()) == 0):
+                    wrong.append((str(dtype), source, "is an inference tensor with a _version", inference))
                 for call_name, calls in _CALLS.items():
                     for made, made_in in _MADE_IN.items():
                         for edited, edited_in in _EDITED_IN.items():
@@ -150,8 +163,10 @@ def _edit_in_mode_piece_of_leaf(unsafe: Callable) -> tuple:
 
 
 @fact("unsafe-pieces-in-inference-mode-own-counter", {
-    "en": "For every dtype the torch module names, on a 2×4 CPU tensor t, a view of one and (floating and complex "
-          "dtypes) a leaf that requires grad, all made outside torch.inference_mode(): the first piece of t."
+    "en": "For every dtype the torch module names, on a 2×4 CPU tensor t, a view of one, (dtypes that are not "
+          "quantized) the view(dtype) to its own dtype of the detach() of one made inside torch.inference_mode() "
+          "(is_inference() False) and (floating and "
+          "complex dtypes) a leaf that requires grad, all made outside torch.inference_mode(): the first piece of t."
           + ", t.".join(_CALLS) + ", taken inside torch.inference_mode(), shares t's memory, is a view (_is_view() "
           "is True) and is not an inference tensor; piece.copy_(piece.detach().clone()), outside the mode under "
           "torch.no_grad() and inside the mode, moves the piece's _version by one and leaves t's, except where copy_ "
@@ -159,7 +174,9 @@ def _edit_in_mode_piece_of_leaf(unsafe: Callable) -> tuple:
           "9.0).reshape(2, 4) made to require grad; loss = (w * w).sum() saves w; the first piece taken inside the "
           "mode is multiplied by 10 under torch.no_grad(): w's values change, w._version stays 0, loss.backward() "
           "raises nothing, and w.grad is 2 * w at the edited values.",
-    "zh_CN": "对 torch 模块列出的每种 dtype，在 2×4 的 CPU 张量 t、它的视图，以及（浮点和复数 dtype）"
+    "zh_CN": "对 torch 模块列出的每种 dtype，在 2×4 的 CPU 张量 t、它的视图、（非量化 dtype）对在 "
+             "torch.inference_mode() 内创建的张量取的 detach() 到自身 dtype 的 view(dtype)（is_inference() 为 "
+             "False），以及（浮点和复数 dtype）"
              "需要梯度的叶子张量上（都在 torch.inference_mode() 之外创建）：在 torch.inference_mode() 内取 t."
              + "、t.".join(_CALLS) + " 的第一块，它与 t 共享内存，是视图（_is_view() 为 True），不是推理张量；"
              "在该模式之外的 torch.no_grad() 下和该模式之内执行 piece.copy_(piece.detach().clone())，块的 _version "
@@ -167,9 +184,9 @@ def _edit_in_mode_piece_of_leaf(unsafe: Callable) -> tuple:
              "w = torch.arange(1.0, 9.0).reshape(2, 4) 设为需要梯度；loss = (w * w).sum() 保存了 w；在该模式内取的"
              "第一块在 torch.no_grad() 下乘以 10：w 的数值变了，w._version 仍为 0，loss.backward() 不报错，w.grad "
              "是按修改后的数值算出的 2 * w。",
-}, {"en": f"every dtype of the torch module, three kinds of source, {len(_CALLS)} calls taken inside "
+}, {"en": f"every dtype of the torch module, four kinds of source, {len(_CALLS)} calls taken inside "
           "torch.inference_mode(), two modes for the edit, then a float32 leaf, on the CPU",
-    "zh_CN": f"torch 模块的每种 dtype、三种源张量、在 torch.inference_mode() 内取的 {len(_CALLS)} 种调用、"
+    "zh_CN": f"torch 模块的每种 dtype、四种源张量、在 torch.inference_mode() 内取的 {len(_CALLS)} 种调用、"
              "修改时两种模式，再加一个 float32 叶子张量，在 CPU 上"})
 def _unsafe_pieces_in_inference_mode_own_counter() -> Fact:
     dtypes = sorted({v for v in vars(torch).values() if isinstance(v, torch.dtype)}, key=str)
@@ -179,7 +196,7 @@ def _unsafe_pieces_in_inference_mode_own_counter() -> Fact:
         warnings.simplefilter("ignore", UserWarning)  # complex32 and quantized tensors warn when made
         for dtype in dtypes:
             for source, make in _sources(dtype).items():
-                if source == "inference tensor":
+                if source in ("inference tensor", "detach() of an inference tensor"):
                     continue
                 for call_name, (unsafe, _) in _CALLS.items():
                     for edited, enter in edited_in.items():

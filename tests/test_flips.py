@@ -564,6 +564,7 @@ FACT_FLIPS = {
     "version-counter-shared-by-views-and-detach": "detach copies",
     "unsafe-split-shares-memory-not-counter": "detach copies",
     "view-dtype-under-inference-mode-uncounted": ("view(dtype) gives a normal tensor", "view(dtype) copies"),
+    "cast-of-grad-leaf-is-non-leaf": "to() returns its input",
     "unsafe-pieces-own-counter-every-dtype": ("unsafe_chunk and unsafe_split return views",
                                               "every tensor has a version counter"),
     "unsafe-pieces-in-inference-mode-own-counter": ("unsafe_chunk and unsafe_split return views",

@@ -234,8 +234,9 @@ def draw_processes(title, child, **names):
 # ``w * w`` saves ``w`` for the backward pass, at version 0. The edit under ``torch.no_grad()``
 # moves ``w._version`` to 1, and ``backward()`` refuses the changed tensor. An edit of a view,
 # ``u[:2].mul_(10)`` on a fresh ``u``, is counted on ``u`` as well: the views that the view operations torch
-# documents take, outside ``torch.inference_mode()``, of a tensor that is not an inference tensor share its version
-# counter (for views taken inside the mode, see :ref:`questions-version-counter`).
+# documents take, outside ``torch.inference_mode()``, of a tensor that is not an inference tensor, one whose
+# ``is_inference()`` is ``False``, share its version counter (for views taken inside the mode, see
+# :ref:`questions-version-counter`).
 # :fact:`version-counter-shared-by-views-and-detach`
 
 w = torch.tensor(start, requires_grad=True)
@@ -263,6 +264,23 @@ except RuntimeError as e:
     assert "is at version 1; expected version 0" in str(e), "after the view's edit the saved u is out of date"
 else:
     raise AssertionError("the saved u must be out of date after an edit of its view")
+
+
+def counted_on_normal_of_inference(take_view):
+    """Whether a view of a tensor whose is_inference() is False, made from an inference tensor (the view(dtype) of
+    its detach() to its own dtype), shares that tensor's version counter."""
+    with torch.inference_mode():
+        made_in_mode = torch.tensor(start) * 1
+    normal_of_inference = made_in_mode.detach().view(torch.float32)
+    view_of_it = take_view(normal_of_inference)
+    before_ = normal_of_inference._version
+    torch.autograd.graph.increment_version(view_of_it)
+    return not normal_of_inference.is_inference() and normal_of_inference._version == before_ + 1
+
+
+assert all(counted_on_normal_of_inference(take) for take in (
+    lambda t: t[:2], lambda t: t.view(3), lambda t: t.unsqueeze(0), lambda t: t.expand(2, 3), lambda t: t.detach(),
+    lambda t: t.view(torch.int32))), "views of a normal tensor made from an inference tensor share its counter too"
 # sphinx_gallery_end_ignore
 
 # %%

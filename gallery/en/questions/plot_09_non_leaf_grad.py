@@ -304,8 +304,11 @@ assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad mus
 # ``backward(inputs=[y])`` has run that node too and freed what it saved (for ``y = x * 2``, the 2), so
 # a plain ``backward()`` down to ``x``, or another ``backward(inputs=[y])``, raises "Trying to backward
 # through the graph a second time", unless the first call passed ``retain_graph=True``. A later
-# ``torch.autograd.grad(..., y)`` does not run that node and works, and so does every later pass when
-# ``y``'s ``grad_fn`` saves no tensor (``y = x + 1``); see :ref:`questions-backward-twice`.
+# ``torch.autograd.grad(..., y)`` of a new loss built on ``y``, such as a fresh ``(y * y).sum()``, does not run that
+# node and works, and so does every later pass through such a new loss when ``y``'s ``grad_fn`` saves no tensor
+# (``y = x + 1``). A second pass over the same ``(y * y).sum()`` raises the same error whatever ``y``'s ``grad_fn``,
+# ``torch.autograd.grad`` included, since the first freed what that loss's own node saved, unless the first call
+# passed ``retain_graph=True``; see :ref:`questions-backward-twice`.
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -375,6 +378,27 @@ for made_by, make_mid, saves in (("x * 2", lambda v: v * 2, True), ("x.sin()", t
             else:
                 assert later_grad is not None and torch.equal(later_grad, 4 * make_mid(torch.tensor([1.0, 2.0]))), (
                     f"y = {made_by}: the later {later_name} runs and adds into y.grad")
+
+
+def same_loss_again(make_mid, retain, later):
+    """backward(inputs=[mid]) on (mid * mid).sum(), then a later pass over that same loss: whether it ran."""
+    pass_leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+    mid = make_mid(pass_leaf)
+    same_loss = (mid * mid).sum()
+    same_loss.backward(inputs=[mid], retain_graph=retain)
+    try:
+        later(same_loss, mid)
+    except RuntimeError as e:
+        assert "backward through the graph a second time" in str(e), "the pass over the same loss reached a freed node"
+        return False
+    return True
+
+
+same_loss_passes = (lambda loss_, mid: loss_.backward(), lambda loss_, mid: loss_.backward(inputs=[mid]),
+                    lambda loss_, mid: torch.autograd.grad(loss_, mid))
+assert all(same_loss_again(make_mid, retain, later) == retain for make_mid in (lambda v: v * 2, torch.sin, lambda v: v + 1)
+           for retain in (False, True) for later in same_loss_passes), (
+    "a second pass over the same (y * y).sum() raises unless the first passed retain_graph=True, whatever y's grad_fn")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -548,10 +548,11 @@ if torch.cuda.is_available():
 # that is not a leaf; ``torch.autograd.grad`` runs only the nodes on the way to the tensors it is given),
 # which frees them here, since nothing else holds ``x`` or ``w * x``; the nodes stay alive as long as
 # something refers to them, here only the name ``loss``. ``del loss`` drops that reference, and then
-# the nodes go too. ``forward`` runs one step's forward pass and keeps weak references to its
+# the nodes go too, at once. ``forward`` runs one step's forward pass and keeps weak references to its
 # loss's node (through ``node_ref``) and to the two tensors the graph saves, ``x`` and ``w * x``;
-# ``alive`` reads them as ``count_alive`` does. In the output, ``node alive`` says whether the node is
-# still alive, and ``saved tensors alive`` is the number of saved tensors still alive.
+# ``alive`` reads them without collecting garbage first (``count_alive`` collects), so what it finds freed was
+# freed at once. In the output, ``node alive`` says whether the node is still alive, and ``saved tensors alive``
+# is the number of saved tensors still alive.
 
 
 def forward(w, watched):
@@ -564,8 +565,6 @@ def forward(w, watched):
 
 def alive(refs):
     node, *saved = refs
-    if any(ref() is not None for ref in refs):
-        gc.collect()
     return node() is not None, sum(ref() is not None for ref in saved)
 
 
@@ -656,6 +655,39 @@ assert [ref() is not None for ref in chain_refs] == [True, False], (
     "backward(inputs=[h]) runs h's own grad_fn only, not the nodes below it"
 )
 # sphinx_gallery_end_ignore
+
+# %%
+# A graph that holds a reference cycle is not freed at once: it waits for Python's garbage collector. A custom
+# ``torch.autograd.Function`` that keeps its output on ``ctx`` makes one, since the output holds its node, ``ctx``,
+# which holds the output. After ``backward()`` and ``del loss, out``, that node and the output are still alive
+# when read without collecting garbage, and ``gc.collect()`` frees them.
+
+
+class KeepsOutput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        out = t * 2
+        ctx.out = out  # out -> its node, ctx -> out: a reference cycle
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+w = torch.ones(3, requires_grad=True)
+out = KeepsOutput.apply(w)
+loss = (out**2).sum()
+out_refs = (node_ref(out), weakref.ref(out))
+loss.backward()
+del loss, out
+node_kept = out_refs[0]() is not None
+out_kept = out_refs[1]() is not None
+print("after del loss, out: node alive:", node_kept, " out alive:", out_kept)
+gc.collect()
+print("after gc.collect(): node alive:", out_refs[0]() is not None, " out alive:", out_refs[1]() is not None)
+assert node_kept and out_kept and out_refs[0]() is None and out_refs[1]() is None, (
+    "a graph with a reference cycle outlives del loss, out until the garbage collector runs")
 
 # %%
 # In a loop, the name ``loss`` still holds the previous step's graph at the top of the next step,
@@ -852,7 +884,9 @@ assert released == {"optimizer.zero_grad(set_to_none=False)": (False, False, 0),
 # output's own storage, which the list keeps alive. Without such a list, a ``backward()`` or
 # ``torch.autograd.grad`` with ``retain_graph`` false (its default unless ``create_graph=True``) releases the
 # graph's hold on the tensors saved by the nodes it runs, and ``del loss`` (with ``out`` and any other name for
-# the step's tensors) or the next ``out, loss = ...`` frees its nodes. With ``create_graph=True``, even with
+# the step's tensors) or the next ``out, loss = ...`` frees its nodes, at once unless the graph holds a reference
+# cycle, as one does when a custom ``autograd.Function`` keeps its output on ``ctx``: such a graph waits for Python's
+# garbage collector. With ``create_graph=True``, even with
 # ``retain_graph=False``, the gradient's own graph can keep some of the step's saved tensors and nodes alive after
 # ``del loss``: in ``.grad`` until it is set to ``None`` or detached (as ``optimizer.zero_grad()`` does, with either
 # ``set_to_none`` setting; ``.grad.zero_()`` alone keeps it), or in what ``torch.autograd.grad`` returns.

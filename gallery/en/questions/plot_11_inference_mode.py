@@ -239,10 +239,10 @@ def draw_processes(title, child, **names):
 #
 # All three results are out of the graph (``requires_grad`` is ``False``). Only the one made under
 # ``torch.inference_mode()`` is an inference tensor: it was computed there, in new memory. A view of
-# a normal tensor taken inside the mode by indexing, ``view(shape)``, ``t()``, ``transpose``, ``expand``,
-# ``unbind``, ``as_strided``, ``real``, ``imag``, ``torch.view_as_real`` or ``torch.view_as_complex`` is
-# not one, nor are its ``detach()`` and its ``.data``; its ``view(dtype)``, such as ``view(torch.int32)``,
-# is one (unlike ``real``, ``imag`` and ``torch.view_as_real``, which change the dtype too).
+# a normal tensor (one whose ``is_inference()`` is ``False``) taken inside the mode by indexing, ``view(shape)``,
+# ``t()``, ``transpose``, ``expand``, ``unbind``, ``as_strided``, ``real``, ``imag``, ``torch.view_as_real`` or
+# ``torch.view_as_complex`` is not one, nor are its ``detach()`` and its ``.data``; its ``view(dtype)``, such as
+# ``view(torch.int32)``, is one (unlike ``real``, ``imag`` and ``torch.view_as_real``, which change the dtype too).
 
 for name, make in ways.items():
     y = make(torch.tensor([1.0, 2.0], requires_grad=True))
@@ -251,27 +251,32 @@ for name, make in ways.items():
     assert y.is_inference() == (name == "inference_mode") and not y.requires_grad, f"{name}: unexpected kind"
     # sphinx_gallery_end_ignore
 # sphinx_gallery_start_ignore
-normal = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
-complex_normal = torch.tensor([1 + 2j, 3j])
-with torch.inference_mode():
-    inside = [normal[1:], normal[0], normal.view(4), normal.view(1, 4), normal.t(), normal.transpose(0, 1)]
-    detached = [normal.detach().is_inference(), torch.is_inference(normal.data)]
-    with_dtype = [normal.view(torch.int32), normal.view(torch.float32)]
-    computed = normal * 2
-    over_numpy = torch.from_numpy(normal.numpy())
-    over_memory = [torch.as_tensor(normal.numpy()), torch.frombuffer(normal.numpy(), dtype=torch.float32),
-                   torch.from_dlpack(normal)]
-    other_views = [normal[:1].expand(3, 2), normal.unbind()[0], normal.as_strided((2,), (1,)), complex_normal.real,
-                   complex_normal.imag, torch.view_as_real(complex_normal), torch.view_as_complex(normal)]
-assert not any(v.is_inference() for v in inside) and computed.is_inference(), (
-    "a view by indexing, view(shape) or t() taken inside the mode is not an inference tensor")
-assert not any(detached) and over_numpy.is_inference(), (
-    "detach() and .data are not one; from_numpy over old memory is")
-assert not any(v.is_inference() for v in other_views), (
-    "expand, unbind, as_strided, real, imag, view_as_real and view_as_complex taken inside the mode are not one")
-assert all(v.is_inference() for v in with_dtype), "view(dtype) taken inside the mode is an inference tensor"
-assert all(v.is_inference() and v.data_ptr() == normal.data_ptr() for v in over_memory), (
-    "as_tensor and frombuffer over a NumPy array and from_dlpack of a normal tensor: inference tensors on its memory")
+for normal, complex_normal in (
+        (torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([1 + 2j, 3j])),
+        (make_inference(torch.tensor([[0.5, 1.0], [1.5, 2.0]])).detach().view(torch.float32),
+         make_inference(torch.tensor([0.5 + 1j, 1.5j])).detach().view(torch.complex64))):
+    assert not normal.is_inference() and not complex_normal.is_inference(), (
+        "a plain tensor, and the view(dtype) to its own dtype of an inference tensor's detach(): normal tensors")
+    with torch.inference_mode():
+        inside = [normal[1:], normal[0], normal.view(4), normal.view(1, 4), normal.t(), normal.transpose(0, 1)]
+        detached = [normal.detach().is_inference(), torch.is_inference(normal.data)]
+        with_dtype = [normal.view(torch.int32), normal.view(torch.float32)]
+        computed = normal * 2
+        over_numpy = torch.from_numpy(normal.numpy())
+        over_memory = [torch.as_tensor(normal.numpy()), torch.frombuffer(normal.numpy(), dtype=torch.float32),
+                       torch.from_dlpack(normal)]
+        other_views = [normal[:1].expand(3, 2), normal.unbind()[0], normal.as_strided((2,), (1,)), complex_normal.real,
+                       complex_normal.imag, torch.view_as_real(complex_normal), torch.view_as_complex(normal)]
+    assert not any(v.is_inference() for v in inside) and computed.is_inference(), (
+        "a view by indexing, view(shape) or t() taken inside the mode is not an inference tensor")
+    assert not any(detached) and over_numpy.is_inference(), (
+        "detach() and .data are not one; from_numpy over old memory is")
+    assert not any(v.is_inference() for v in other_views), (
+        "expand, unbind, as_strided, real, imag, view_as_real and view_as_complex taken inside the mode are not one")
+    assert all(v.is_inference() for v in with_dtype), "view(dtype) taken inside the mode is an inference tensor"
+    assert all(v.is_inference() and v.data_ptr() == normal.data_ptr() for v in over_memory), (
+        "as_tensor and frombuffer over a NumPy array and from_dlpack of a normal tensor: "
+        "inference tensors on its memory")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -306,9 +311,9 @@ for unlinked in ("saved for backward", "requires_grad_()"):
 # sphinx_gallery_end_ignore
 
 # %%
-# On an inference tensor that does not require grad, such as ``y`` here, the in-place edit is refused only
-# after the fact: torch raises once the values are written, so the inference tensor holds the new values anyway. Catching that error and carrying on leaves the edit
-# in place.
+# On an inference tensor made inside the mode that does not require grad, such as ``y`` here, the in-place edit is
+# refused only after the fact: torch raises once the values are written, so the inference tensor holds the new
+# values anyway. Catching that error and carrying on leaves the edit in place.
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 before = y.clone()
@@ -497,11 +502,11 @@ assert inside_results["numpy()"] == "ok" and all(
 ), "detach() and .data of an inference tensor taken inside the mode refuse the edit after writing; numpy() does not"
 
 # %%
-# An inference tensor does not track a version counter at all, and that counter is how autograd
-# notices an edit of a tensor it saved (:ref:`questions-version-counter`). Here and on the other
-# pages, an inference tensor is one made inside the mode: a ``detach()`` or ``.data`` of it taken
-# outside the mode also says ``is_inference()``, yet has a version counter, and an in-place call such as ``mul_``
-# on it raises nothing (an edit through a view of it, taken by indexing, by one of the view methods above or
+# An inference tensor made inside the mode does not track a version counter at all, and that counter is how
+# autograd notices an edit of a tensor it saved (:ref:`questions-version-counter`). Here and on the other
+# pages, an inference tensor is one whose ``is_inference()`` is ``True``, and a normal tensor one whose
+# ``is_inference()`` is ``False``: a ``detach()`` or ``.data`` of an inference tensor, taken outside the mode, is
+# an inference tensor too, yet has a version counter, and an in-place call such as ``mul_`` on it raises nothing (an edit through a view of it, taken by indexing, by one of the view methods above or
 # inside the call, as by ``fill_diagonal_``, raises, as shown above).
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))

@@ -375,14 +375,15 @@ assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.ite
 
 # %%
 # ``unsafe_chunk`` and ``unsafe_split`` are two more routes around the counter, outside the table. Called outside
-# ``torch.inference_mode()`` on a strided CPU tensor that is neither nested nor an inference tensor, unlike
-# ``chunk()`` and ``split()``, which return views, they return pieces that share the tensor's memory but are not
-# views (``_is_view()`` is ``False``), each with a counter of its own: an edit through a piece leaves the tensor's
-# counter where it was, and after such an edit of the float32 leaf ``weights`` below under ``torch.no_grad()``,
-# ``backward()`` runs on the edited values without an error. An inference tensor's pieces, like the tensor, have no
-# counter. Taken inside ``torch.inference_mode()`` from a strided CPU tensor that is neither nested nor an inference
-# tensor, the pieces are views (``_is_view()`` is ``True``), yet each still has a counter of its own, and after the
-# same edit of a leaf under ``torch.no_grad()``, ``backward()`` again runs on the edited values without an error.
+# ``torch.inference_mode()`` on a strided CPU tensor that is neither nested nor an inference tensor (its
+# ``is_inference()`` is ``False``), unlike ``chunk()`` and ``split()``, which return views, they return pieces that
+# share the tensor's memory but are not views (``_is_view()`` is ``False``), each with a counter of its own: an edit
+# through a piece leaves the tensor's counter where it was, and after such an edit of the float32 leaf ``weights``
+# below under ``torch.no_grad()``, ``backward()`` runs on the edited values without an error. An inference tensor's
+# pieces have no counter, even when the tensor has one, as the ``detach()`` of one taken outside the mode does. Taken
+# inside ``torch.inference_mode()`` from a strided CPU tensor that is neither nested nor an inference tensor, the
+# pieces are views (``_is_view()`` is ``True``), yet each still has a counter of its own, and after the same edit of
+# a leaf under ``torch.no_grad()``, ``backward()`` again runs on the edited values without an error.
 # :fact:`unsafe-pieces-own-counter-every-dtype` :fact:`unsafe-pieces-in-inference-mode-own-counter`
 
 weights = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
@@ -547,9 +548,9 @@ assert fake_quant_update_uncounted(), (
 # ------------------------------------
 #
 # ``view = base[1:3]`` shares ``base``'s memory and its counter: an edit through either moves both readings. A view
-# that one of the view operations torch documents takes of a tensor that is not an inference tensor shares its base's
-# counter in the same way, whether taken with grad mode on, under ``torch.no_grad()`` or inside
-# ``torch.inference_mode()``, but for ``view(dtype)`` taken inside the mode, which gives an inference tensor, with no
+# that one of the view operations torch documents takes of a tensor that is not an inference tensor, one whose
+# ``is_inference()`` is ``False``, shares its base's counter in the same way, whether taken with grad mode on, under
+# ``torch.no_grad()`` or inside ``torch.inference_mode()``, but for ``view(dtype)`` taken inside the mode, which gives an inference tensor, with no
 # counter. The pieces that ``unsafe_chunk`` and ``unsafe_split`` take inside the mode are views too, yet each has a
 # counter of its own (above). :fact:`version-counter-shared-by-views-and-detach`
 # :fact:`view-dtype-under-inference-mode-uncounted` :fact:`unsafe-pieces-in-inference-mode-own-counter`
@@ -563,6 +564,35 @@ print("view:", view)
 print("base._version:", base._version, " view._version:", view._version)
 print("view._base is base:", view._base is base, " same storage:", same_storage(base, view))
 assert base._version == view._version == 2, "a base and its view must share one version counter"
+# sphinx_gallery_start_ignore
+
+
+def normal_made_from_inference():
+    """A tensor whose is_inference() is False, made from an inference tensor: its detach().view(torch.float32)."""
+    with torch.inference_mode():
+        made_in_mode = torch.arange(6.0).reshape(2, 3) * 1
+    return made_in_mode.detach().view(torch.float32)
+
+
+def view_moves_base(take_view, enter):
+    """Whether moving the counter of a view taken inside ``enter`` moves its base's."""
+    base_ = normal_made_from_inference()
+    with enter():
+        view_ = take_view(base_)
+    before_ = base_._version
+    torch.autograd.graph.increment_version(view_)
+    return base_._version == before_ + 1
+
+
+views_of_normal = (lambda t: t[1:], lambda t: t.t(), lambda t: t.view(6), lambda t: t.unbind()[0],
+                   lambda t: t.diagonal(), lambda t: t.expand(2, 2, 3), lambda t: t.detach())
+assert not normal_made_from_inference().is_inference() and all(
+    view_moves_base(take, enter) for take in views_of_normal
+    for enter in (torch.enable_grad, torch.no_grad, torch.inference_mode)), (
+    "a normal tensor made from an inference tensor shares its counter with its views, in every mode")
+assert all(view_moves_base(lambda t: t.view(torch.int32), enter) for enter in (torch.enable_grad, torch.no_grad)), (
+    "its view(dtype) taken outside inference_mode shares it too")
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
@@ -580,8 +610,9 @@ assert same_storage(base, view), "the view uses the base's memory"
 # Conclusion
 # ----------
 #
-# ``_version`` counts the in-place torch operations made through the tensor itself, a view taken outside
-# ``torch.inference_mode()``, ``detach()`` or ``out=``, with or without ``torch.no_grad()``, shape changes such as ``t_()`` included;
+# ``_version`` counts the in-place torch operations made through the tensor itself or ``out=`` and, on a tensor whose
+# ``is_inference()`` is ``False``, through a view taken outside ``torch.inference_mode()`` or ``detach()``, with or
+# without ``torch.no_grad()``, shape changes such as ``t_()`` included;
 # the Python-callback methods ``apply_``, ``map_`` and ``map2_``, some torch kernels that write in place,
 # and the calls ``detach_()``, ``requires_grad_()``, ``share_memory_()``, and ``resize_()`` or
 # ``resize_as_()`` to the tensor's own size are not among them. The kernels of

@@ -20,10 +20,12 @@ A weight made with ``requires_grad=True`` and then, in grad mode outside ``torch
 (``.to("cpu:0")`` counts as one for a tensor on ``"cpu"``) or cast to another floating or complex
 dtype is no longer a leaf. Without ``retain_grad()`` (the page does not call it) it trains nothing: its ``.grad``
 stays ``None``, reading it warns ("The .grad attribute of a Tensor that is not a leaf Tensor is being
-accessed"). Handed to an optimizer built the usual way, it is refused ("can't optimize a non-leaf Tensor"); an
-optimizer made before the move holds the source leaf and updates that instead; an SGD or Adam optimizer built
-with ``differentiable=True`` accepts it, and its steps leave it unchanged: its ``.grad`` stays ``None``. After ``retain_grad()``, an optimizer
-accepts the moved tensor and trains that copy in place; the source leaf is not updated. Readers meet
+accessed"). Handed to an optimizer of ``torch.optim`` built the usual way, it is refused
+("can't optimize a non-leaf Tensor"); an optimizer made before the move holds the source leaf and updates that
+instead; an SGD or Adam optimizer built with ``differentiable=True`` accepts it, and its steps leave it unchanged:
+its ``.grad`` stays ``None``. After ``retain_grad()``, each optimizer class of ``torch.optim`` accepts the moved
+tensor, and each but ``SparseAdam``, whose step takes only sparse gradients, trains that copy in place; the source
+leaf is not updated. Readers meet
 it as "grad is None after ``.cuda()``". This page reproduces all three
 with a change of dtype, and shows with the ``meta`` device, which plays the GPU here (every build of torch
 has it), that a move gives the same non-leaf (a ``backward()`` that reaches the CPU leaf through a move to
@@ -384,6 +386,53 @@ for move in (torch.float64, "cpu:0"):
             f"to({move!r}): {optimizer_class.__name__}(differentiable=True) accepts the moved tensor")
         assert read_grad(accepted)[0] is None and torch.equal(accepted, torch.ones(3, dtype=accepted.dtype)), (
             f"to({move!r}): {optimizer_class.__name__}(differentiable=True) steps leave it unchanged, .grad None")
+
+import inspect
+
+optimizer_classes = [c for _, c in inspect.getmembers(torch.optim, inspect.isclass)
+                     if issubclass(c, torch.optim.Optimizer) and c is not torch.optim.Optimizer]
+
+
+def steps_on_moved_copy(optimizer_class, move):
+    """A 2×2 leaf moved by to(move), retain_grad() on the copy, three steps of optimizer_class with its default
+    settings on the copy: (the last loss below the first, the copy changed, the source leaf unchanged)."""
+    moved_source = torch.ones(2, 2, requires_grad=True)
+    moved_copy = moved_source.to(move)
+    moved_copy.retain_grad()
+    goal = torch.tensor([[1.0, -2.0], [3.0, 0.5]], dtype=moved_copy.dtype)
+    stepper = optimizer_class([moved_copy])
+
+    def closure():
+        stepper.zero_grad()
+        step_loss = ((moved_copy - goal) ** 2).sum()
+        step_loss.backward()
+        return step_loss
+
+    step_losses = [stepper.step(closure).detach().item() for _ in range(3)]
+    return (step_losses[-1] < step_losses[0], not torch.equal(moved_copy, torch.ones(2, 2, dtype=moved_copy.dtype)),
+            torch.equal(moved_source, torch.ones(2, 2)))
+
+
+for move in (torch.float64, "cpu:0"):
+    for optimizer_class in optimizer_classes:
+        try:
+            optimizer_class([torch.ones(2, 2, requires_grad=True).to(move)])
+        except ValueError as refused:
+            assert str(refused) == "can't optimize a non-leaf Tensor", (
+                f"to({move!r}): {optimizer_class.__name__} refuses the moved tensor as a non-leaf")
+        else:
+            raise AssertionError(f"to({move!r}): {optimizer_class.__name__} must refuse the moved tensor")
+        if optimizer_class is torch.optim.SparseAdam:
+            try:
+                steps_on_moved_copy(optimizer_class, move)
+            except RuntimeError as dense:
+                assert "does not support dense gradients" in str(dense), (
+                    f"to({move!r}), retain_grad(): SparseAdam accepts the copy, and its step refuses dense gradients")
+            else:
+                raise AssertionError("SparseAdam's step must refuse the copy's dense gradient")
+        else:
+            assert steps_on_moved_copy(optimizer_class, move) == (True, True, True), (
+                f"to({move!r}), retain_grad(): {optimizer_class.__name__} trains the moved copy, not the source leaf")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -486,11 +535,14 @@ assert not transposed_leaf.is_contiguous() and transposed_leaf.to(memory_format=
 # ``to()``, ``double()`` and the other casts and moves are operations: in grad mode, outside
 # ``torch.inference_mode()``, when they change the device of a tensor that requires grad (a move out of ``meta``
 # raises instead, and so does a ``backward()`` back through a move into it: there are no values to move) or cast it
-# to another floating or complex dtype, they return a non-leaf, and so does a ``to()`` that copies while changing
+# to another floating or complex dtype (a cast to or from ``torch.float4_e2m1fn_x2`` raises ``NotImplementedError``
+# instead), they return a non-leaf, and so does a ``to()`` that copies while changing
 # neither, given ``copy=True`` or a ``memory_format`` other than the layout torch reads from the tensor's strides
 # (not always what ``is_contiguous()`` says: see :ref:`questions-module-to`). Without ``retain_grad()`` its
-# ``.grad`` stays ``None``; an optimizer built the usual way refuses it, one made before the move updates the
+# ``.grad`` stays ``None``; an optimizer of ``torch.optim`` built the usual way refuses it, one made before the move updates the
 # tensor it came from instead, and an SGD or Adam optimizer built with ``differentiable=True`` accepts it and
 # its steps leave it unchanged; after ``retain_grad()``
-# an optimizer trains the moved copy in place and leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call
+# each optimizer class of ``torch.optim`` but ``SparseAdam`` (sparse gradients only) trains the moved copy in place and
+# leaves the source leaf as it was. Create the tensor with its ``dtype`` and ``device``, call
 # ``requires_grad_()`` after the move, or move a module with ``module.to()``.
+# :fact:`cast-of-grad-leaf-is-non-leaf`

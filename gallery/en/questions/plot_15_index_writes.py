@@ -779,8 +779,8 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # apply when the leaf is itself a view of a tensor that does not require grad: a view taken by indexing under
 # either mode of ``torch.zeros(2, 4)[0].requires_grad_()`` does not require grad and takes the write, which
 # reaches the leaf, while the leaf itself and a view of it taken in grad mode still refuse it. An inference
-# tensor that does not require grad (one ``torch.inference_mode()`` computes, or a ``view(dtype)`` taken there, even of a normal
-# tensor; a view of a normal tensor taken there by indexing or ``view(shape)``, its ``detach()`` and its
+# tensor made in the mode that does not require grad (one ``torch.inference_mode()`` computes, or a ``view(dtype)``
+# taken there, even of a normal tensor, one whose ``is_inference()`` is ``False``; a view of a normal tensor taken there by indexing or ``view(shape)``, its ``detach()`` and its
 # ``.data`` are normal tensors, and such a view or ``detach()`` of a plain tensor takes the write) refuses
 # it outside inference mode, under ``torch.no_grad()`` too,
 # and refuses it after writing: its values have changed when the error comes, so a caller that
@@ -961,6 +961,13 @@ for mode_of_write in (True, False):
         data_in_mode_is_inference = torch.is_inference(normal_base.data)
     assert not data_in_mode_is_inference and not any(torch.is_inference(t) for t in taken_in_mode), (
         "a view by indexing or view(shape), detach() and .data of a normal tensor taken in inference mode are normal")
+    normal_of_inference = sources()["inference tensor"].detach().view(torch.float32)
+    with torch.inference_mode():
+        taken_of_that_normal = (normal_of_inference[:], normal_of_inference.view(4), normal_of_inference.detach())
+        that_data_is_inference = torch.is_inference(normal_of_inference.data)
+    assert not normal_of_inference.is_inference() and not that_data_is_inference and not any(
+        torch.is_inference(t) for t in taken_of_that_normal), (
+        "the same for the normal tensor view(torch.float32) of an inference tensor's detach()")
     assert all(isinstance(add_one_at(t, mode_of_write), torch.Tensor) for t in taken_in_mode), (
         "plain[:], view(4) and detach() made in the mode take the write")
     assert torch.equal(normal_base, torch.tensor([3.0, 0.0, 3.0, 0.0])), "the three writes reached the normal tensor"

@@ -218,7 +218,7 @@ def draw_processes(title, child, **names):
 # ----------------------------------------------------------
 #
 # ``w * w`` 为反向传播保存了 ``w``，当时的版本是 0。在 ``torch.no_grad()`` 下修改后，``w._version``
-# 变成 1，``backward()`` 拒绝使用这个被改过的张量。修改视图也一样：对新建的 ``u`` 执行 ``u[:2].mul_(10)``，同样记在 ``u`` 上，因为在 ``torch.inference_mode()`` 之外，torch 文档列出的视图操作对不是推理张量（inference tensor）的张量取的视图，与基张量（base tensor）共享版本计数器（在该模式内取的视图，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。:fact:`version-counter-shared-by-views-and-detach`
+# 变成 1，``backward()`` 拒绝使用这个被改过的张量。修改视图也一样：对新建的 ``u`` 执行 ``u[:2].mul_(10)``，同样记在 ``u`` 上，因为在 ``torch.inference_mode()`` 之外，torch 文档列出的视图操作对不是推理张量（inference tensor）、``is_inference()`` 为 ``False`` 的张量取的视图，与基张量（base tensor）共享版本计数器（在该模式内取的视图，见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。:fact:`version-counter-shared-by-views-and-detach`
 
 w = torch.tensor(start, requires_grad=True)
 loss = (w * w).sum()
@@ -245,6 +245,23 @@ except RuntimeError as e:
     assert "is at version 1; expected version 0" in str(e), "after the view's edit the saved u is out of date"
 else:
     raise AssertionError("the saved u must be out of date after an edit of its view")
+
+
+def counted_on_normal_of_inference(take_view):
+    """Whether a view of a tensor whose is_inference() is False, made from an inference tensor (the view(dtype) of
+    its detach() to its own dtype), shares that tensor's version counter."""
+    with torch.inference_mode():
+        made_in_mode = torch.tensor(start) * 1
+    normal_of_inference = made_in_mode.detach().view(torch.float32)
+    view_of_it = take_view(normal_of_inference)
+    before_ = normal_of_inference._version
+    torch.autograd.graph.increment_version(view_of_it)
+    return not normal_of_inference.is_inference() and normal_of_inference._version == before_ + 1
+
+
+assert all(counted_on_normal_of_inference(take) for take in (
+    lambda t: t[:2], lambda t: t.view(3), lambda t: t.unsqueeze(0), lambda t: t.expand(2, 3), lambda t: t.detach(),
+    lambda t: t.view(torch.int32))), "views of a normal tensor made from an inference tensor share its counter too"
 # sphinx_gallery_end_ignore
 
 # %%

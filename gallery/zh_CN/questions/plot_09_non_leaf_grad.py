@@ -285,7 +285,7 @@ assert torch.equal(dz_dy, 2 * y.detach()) and x.grad is None, "autograd.grad mus
 # sphinx_gallery_end_ignore
 
 # %%
-# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；其他叶子张量都不写：``x.grad`` 仍是 ``None``。这样点名非叶子张量，还会为它打开 ``retain_grad()``：从此 ``y.retains_grad`` 为 ``True``，之后经过 ``y`` 的反向传播即使没有点名它，也会累加到 ``y.grad`` 上（即下面的例外）。不过这样的反向传播要求 ``y`` 自己的 ``grad_fn`` 完好无损：``backward(inputs=[y])`` 也运行了这个节点，并释放了它保存的东西（对 ``y = x * 2`` 来说是那个 2），所以一路回到 ``x`` 的普通 ``backward()``，或再一次 ``backward(inputs=[y])``，都会报错“Trying to backward through the graph a second time”，除非第一次调用传了 ``retain_graph=True``。之后的 ``torch.autograd.grad(..., y)`` 不运行这个节点，可以正常执行；``y`` 的 ``grad_fn`` 不保存张量时（``y = x + 1``），之后的每种反向传播也都能正常执行；见 :ref:`“第二次反向传播报错”那一页 <questions-backward-twice>`。
+# ``backward(inputs=[y])`` 把梯度累加到它点名的张量的 ``.grad`` 上，非叶子张量也一样，不会触发警告；其他叶子张量都不写：``x.grad`` 仍是 ``None``。这样点名非叶子张量，还会为它打开 ``retain_grad()``：从此 ``y.retains_grad`` 为 ``True``，之后经过 ``y`` 的反向传播即使没有点名它，也会累加到 ``y.grad`` 上（即下面的例外）。不过这样的反向传播要求 ``y`` 自己的 ``grad_fn`` 完好无损：``backward(inputs=[y])`` 也运行了这个节点，并释放了它保存的东西（对 ``y = x * 2`` 来说是那个 2），所以一路回到 ``x`` 的普通 ``backward()``，或再一次 ``backward(inputs=[y])``，都会报错“Trying to backward through the graph a second time”，除非第一次调用传了 ``retain_graph=True``。之后对在 ``y`` 上重新构建的损失（比如新的 ``(y * y).sum()``）调用 ``torch.autograd.grad(..., y)``，不运行这个节点，可以正常执行；``y`` 的 ``grad_fn`` 不保存张量时（``y = x + 1``），之后经过这种新损失的每种反向传播也都能正常执行。对同一个 ``(y * y).sum()`` 再做一次反向传播，无论 ``y`` 的 ``grad_fn`` 是什么，都会报同样的错，``torch.autograd.grad`` 也一样，因为第一次已经释放了这个损失自己的节点保存的东西，除非第一次调用传了 ``retain_graph=True``；见 :ref:`“第二次反向传播报错”那一页 <questions-backward-twice>`。
 
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 y = x * 2
@@ -355,6 +355,27 @@ for made_by, make_mid, saves in (("x * 2", lambda v: v * 2, True), ("x.sin()", t
             else:
                 assert later_grad is not None and torch.equal(later_grad, 4 * make_mid(torch.tensor([1.0, 2.0]))), (
                     f"y = {made_by}: the later {later_name} runs and adds into y.grad")
+
+
+def same_loss_again(make_mid, retain, later):
+    """backward(inputs=[mid]) on (mid * mid).sum(), then a later pass over that same loss: whether it ran."""
+    pass_leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+    mid = make_mid(pass_leaf)
+    same_loss = (mid * mid).sum()
+    same_loss.backward(inputs=[mid], retain_graph=retain)
+    try:
+        later(same_loss, mid)
+    except RuntimeError as e:
+        assert "backward through the graph a second time" in str(e), "the pass over the same loss reached a freed node"
+        return False
+    return True
+
+
+same_loss_passes = (lambda loss_, mid: loss_.backward(), lambda loss_, mid: loss_.backward(inputs=[mid]),
+                    lambda loss_, mid: torch.autograd.grad(loss_, mid))
+assert all(same_loss_again(make_mid, retain, later) == retain for make_mid in (lambda v: v * 2, torch.sin, lambda v: v + 1)
+           for retain in (False, True) for later in same_loss_passes), (
+    "a second pass over the same (y * y).sum() raises unless the first passed retain_graph=True, whatever y's grad_fn")
 # sphinx_gallery_end_ignore
 
 # %%

@@ -492,8 +492,8 @@ if torch.cuda.is_available():
 # -------------------------------------------------------------
 #
 # 没有列表或累计值时，循环会自己分两个阶段释放每一步的计算图。``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 会立刻让计算图放开它所运行的节点保存的张量（这里是全部节点；带 ``inputs=`` 时，是通往指定张量的那些节点，以及每个不是叶子张量的指定张量自己的 ``grad_fn``，torch 的文档说明这是它目前的实现；``torch.autograd.grad`` 只运行通往传给它的张量的那些节点），这里没有别的东西引用 ``x`` 和 ``w * x``，它们也就随之释放；节点则只要还有东西引用就一直活着，这里引用它们的只有名字
-# ``loss``。``del loss`` 去掉这个引用，节点随之释放。``forward`` 跑一步前向传播，对这一步损失的节点（借助 ``node_ref``）以及计算图保存的两个张量 ``x`` 和 ``w * x`` 各留一个弱引用；``alive``
-# 像 ``count_alive`` 那样读取它们。输出里的 ``node alive`` 表示节点是否还活着，``saved tensors alive`` 是仍然活着的保存张量个数。
+# ``loss``。``del loss`` 去掉这个引用，节点随之立刻释放。``forward`` 跑一步前向传播，对这一步损失的节点（借助 ``node_ref``）以及计算图保存的两个张量 ``x`` 和 ``w * x`` 各留一个弱引用；``alive``
+# 读取它们，与 ``count_alive`` 不同，它读取前不先回收垃圾，所以它读到已释放的，都是立刻释放的。输出里的 ``node alive`` 表示节点是否还活着，``saved tensors alive`` 是仍然活着的保存张量个数。
 
 
 def forward(w, watched):
@@ -506,8 +506,6 @@ def forward(w, watched):
 
 def alive(refs):
     node, *saved = refs
-    if any(ref() is not None for ref in refs):
-        gc.collect()
     return node() is not None, sum(ref() is not None for ref in saved)
 
 
@@ -598,6 +596,38 @@ assert [ref() is not None for ref in chain_refs] == [True, False], (
     "backward(inputs=[h]) runs h's own grad_fn only, not the nodes below it"
 )
 # sphinx_gallery_end_ignore
+
+# %%
+# 含有引用环的计算图不会立刻释放，要等 Python 的垃圾回收器来回收。把输出留在 ``ctx`` 上的自定义
+# ``torch.autograd.Function`` 就会造成引用环：输出持有它的节点 ``ctx``，``ctx`` 又持有输出。``backward()`` 并
+# ``del loss, out`` 之后，不先回收垃圾就读取，这个节点和输出都还活着，``gc.collect()`` 才释放它们。
+
+
+class KeepsOutput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        out = t * 2
+        ctx.out = out  # out -> 它的节点 ctx -> out：一个引用环
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+w = torch.ones(3, requires_grad=True)
+out = KeepsOutput.apply(w)
+loss = (out**2).sum()
+out_refs = (node_ref(out), weakref.ref(out))
+loss.backward()
+del loss, out
+node_kept = out_refs[0]() is not None
+out_kept = out_refs[1]() is not None
+print("after del loss, out: node alive:", node_kept, " out alive:", out_kept)
+gc.collect()
+print("after gc.collect(): node alive:", out_refs[0]() is not None, " out alive:", out_refs[1]() is not None)
+assert node_kept and out_kept and out_refs[0]() is None and out_refs[1]() is None, (
+    "a graph with a reference cycle outlives del loss, out until the garbage collector runs")
 
 # %%
 # 在循环里，到了下一步的开头，名字 ``loss`` 仍然引用着上一步的计算图；下一步的 ``loss = ...`` 重新绑定这个名字，在没有别的东西引用那张图时把它丢掉。做过 ``backward()``
@@ -765,4 +795,4 @@ assert released == {"optimizer.zero_grad(set_to_none=False)": (False, False, 0),
 #
 # 带 ``grad_fn`` 的张量走到哪里，就把计算图带到哪里。要记录或累加损失，用 ``loss.item()`` 得到一个数，或用
 # ``loss.detach()`` 得到脱离计算图的张量；这样无论循环跑多久，能到达的节点数都是零。累加带 ``grad_fn`` 的张量，或者把它们存进列表，会留住每一步的节点；如果没有对损失做反向传播（既没有调用 ``backward()``，也没有调用 ``torch.autograd.grad``；例如没有包在 ``torch.no_grad()`` 里的评估循环），或者反向传播时 ``retain_graph`` 为真（给了 ``create_graph=True`` 时，它默认就为真），还会留住这些节点保存的张量（调用 ``backward(inputs=...)`` 或 ``torch.autograd.grad`` 之后，留住的是它们没有运行的那些节点保存的张量：``torch.autograd.grad`` 只运行通往所给张量的那些节点，``backward(inputs=...)`` 除了这些节点，还会运行每个不是叶子张量的指定张量自己的 ``grad_fn``）。``out.detach().cpu()``
-# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开它所运行的节点保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点。给了 ``create_graph=True`` 时，即使 ``retain_graph=False``，梯度自己的计算图也可能在 ``del loss`` 之后仍让这一步的部分保存的张量和节点活着：这张图或者留在 ``.grad`` 里，直到 ``.grad`` 被设为 ``None`` 或脱离计算图为止（``optimizer.zero_grad()`` 不论 ``set_to_none`` 取哪个值都会这样做；只调用 ``.grad.zero_()`` 则仍留着它），或者留在 ``torch.autograd.grad`` 返回的结果里。
+# 不带计算图，但在 CPU 上它用的就是输出自己的存储，列表会让这块存储一直活着。没有这种列表时，``retain_graph`` 为假（除非给了 ``create_graph=True``，否则这就是它的默认值）的 ``backward()`` 或 ``torch.autograd.grad`` 让计算图放开它所运行的节点保存的张量；把 ``loss`` 连同 ``out`` 等指向这一步张量的名字一起 ``del`` 掉，或者执行下一个 ``out, loss = ...``，就会释放它的节点；除非计算图里有引用环（比如把输出留在 ``ctx`` 上的自定义 ``autograd.Function`` 就会造成引用环），否则是立刻释放，有引用环的要等 Python 的垃圾回收器来回收。给了 ``create_graph=True`` 时，即使 ``retain_graph=False``，梯度自己的计算图也可能在 ``del loss`` 之后仍让这一步的部分保存的张量和节点活着：这张图或者留在 ``.grad`` 里，直到 ``.grad`` 被设为 ``None`` 或脱离计算图为止（``optimizer.zero_grad()`` 不论 ``set_to_none`` 取哪个值都会这样做；只调用 ``.grad.zero_()`` 则仍留着它），或者留在 ``torch.autograd.grad`` 返回的结果里。

@@ -231,7 +231,7 @@ def draw_processes(title, child, **names):
 # 三个结果都脱离了计算图（``requires_grad`` 为 ``False``），只有 ``torch.inference_mode()``
 # 下得到的那个是推理张量：它是在推理模式中计算出来的，用的是新内存。在推理模式中用索引、``view(shape)``、``t()``、
 # ``transpose``、``expand``、``unbind``、``as_strided``、``real``、``imag``、``torch.view_as_real`` 或
-# ``torch.view_as_complex`` 对普通张量取的视图不是推理张量，它的 ``detach()`` 和 ``.data`` 也不是；它的 ``view(dtype)``，比如
+# ``torch.view_as_complex`` 对普通张量（``is_inference()`` 为 ``False`` 的张量）取的视图不是推理张量，它的 ``detach()`` 和 ``.data`` 也不是；它的 ``view(dtype)``，比如
 # ``view(torch.int32)``，则是推理张量（同样改变 dtype 的 ``real``、``imag`` 和 ``torch.view_as_real`` 不是）。
 
 for name, make in ways.items():
@@ -241,27 +241,32 @@ for name, make in ways.items():
     assert y.is_inference() == (name == "inference_mode") and not y.requires_grad, f"{name}: unexpected kind"
     # sphinx_gallery_end_ignore
 # sphinx_gallery_start_ignore
-normal = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
-complex_normal = torch.tensor([1 + 2j, 3j])
-with torch.inference_mode():
-    inside = [normal[1:], normal[0], normal.view(4), normal.view(1, 4), normal.t(), normal.transpose(0, 1)]
-    detached = [normal.detach().is_inference(), torch.is_inference(normal.data)]
-    with_dtype = [normal.view(torch.int32), normal.view(torch.float32)]
-    computed = normal * 2
-    over_numpy = torch.from_numpy(normal.numpy())
-    over_memory = [torch.as_tensor(normal.numpy()), torch.frombuffer(normal.numpy(), dtype=torch.float32),
-                   torch.from_dlpack(normal)]
-    other_views = [normal[:1].expand(3, 2), normal.unbind()[0], normal.as_strided((2,), (1,)), complex_normal.real,
-                   complex_normal.imag, torch.view_as_real(complex_normal), torch.view_as_complex(normal)]
-assert not any(v.is_inference() for v in inside) and computed.is_inference(), (
-    "a view by indexing, view(shape) or t() taken inside the mode is not an inference tensor")
-assert not any(detached) and over_numpy.is_inference(), (
-    "detach() and .data are not one; from_numpy over old memory is")
-assert not any(v.is_inference() for v in other_views), (
-    "expand, unbind, as_strided, real, imag, view_as_real and view_as_complex taken inside the mode are not one")
-assert all(v.is_inference() for v in with_dtype), "view(dtype) taken inside the mode is an inference tensor"
-assert all(v.is_inference() and v.data_ptr() == normal.data_ptr() for v in over_memory), (
-    "as_tensor and frombuffer over a NumPy array and from_dlpack of a normal tensor: inference tensors on its memory")
+for normal, complex_normal in (
+        (torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([1 + 2j, 3j])),
+        (make_inference(torch.tensor([[0.5, 1.0], [1.5, 2.0]])).detach().view(torch.float32),
+         make_inference(torch.tensor([0.5 + 1j, 1.5j])).detach().view(torch.complex64))):
+    assert not normal.is_inference() and not complex_normal.is_inference(), (
+        "a plain tensor, and the view(dtype) to its own dtype of an inference tensor's detach(): normal tensors")
+    with torch.inference_mode():
+        inside = [normal[1:], normal[0], normal.view(4), normal.view(1, 4), normal.t(), normal.transpose(0, 1)]
+        detached = [normal.detach().is_inference(), torch.is_inference(normal.data)]
+        with_dtype = [normal.view(torch.int32), normal.view(torch.float32)]
+        computed = normal * 2
+        over_numpy = torch.from_numpy(normal.numpy())
+        over_memory = [torch.as_tensor(normal.numpy()), torch.frombuffer(normal.numpy(), dtype=torch.float32),
+                       torch.from_dlpack(normal)]
+        other_views = [normal[:1].expand(3, 2), normal.unbind()[0], normal.as_strided((2,), (1,)), complex_normal.real,
+                       complex_normal.imag, torch.view_as_real(complex_normal), torch.view_as_complex(normal)]
+    assert not any(v.is_inference() for v in inside) and computed.is_inference(), (
+        "a view by indexing, view(shape) or t() taken inside the mode is not an inference tensor")
+    assert not any(detached) and over_numpy.is_inference(), (
+        "detach() and .data are not one; from_numpy over old memory is")
+    assert not any(v.is_inference() for v in other_views), (
+        "expand, unbind, as_strided, real, imag, view_as_real and view_as_complex taken inside the mode are not one")
+    assert all(v.is_inference() for v in with_dtype), "view(dtype) taken inside the mode is an inference tensor"
+    assert all(v.is_inference() and v.data_ptr() == normal.data_ptr() for v in over_memory), (
+        "as_tensor and frombuffer over a NumPy array and from_dlpack of a normal tensor: "
+        "inference tensors on its memory")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -295,7 +300,7 @@ for unlinked in ("saved for backward", "requires_grad_()"):
 # sphinx_gallery_end_ignore
 
 # %%
-# 对 ``y`` 这样不需要梯度的推理张量，原地修改的“拒绝”来得晚：torch 先把新值写进去，再抛出错误，所以推理张量里已经是新值了。捕获这个错误后接着往下跑，修改依然留在张量里。
+# 对 ``y`` 这样在推理模式内得到、不需要梯度的推理张量，原地修改的“拒绝”来得晚：torch 先把新值写进去，再抛出错误，所以推理张量里已经是新值了。捕获这个错误后接着往下跑，修改依然留在张量里。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 before = y.clone()
@@ -458,7 +463,7 @@ assert inside_results["numpy()"] == "ok" and all(
 ), "detach() and .data of an inference tensor taken inside the mode refuse the edit after writing; numpy() does not"
 
 # %%
-# 推理张量没有版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。本页和其他页面说的推理张量，都是在推理模式内得到的张量。在模式外对它取 ``detach()`` 或 ``.data``，得到的张量 ``is_inference()`` 也为 ``True``，却有版本计数器，直接对它调用 ``mul_`` 这类原地操作也不报错（通过对它取的视图修改则会报错，无论视图是用索引或上面那些视图方法取的，还是像 ``fill_diagonal_`` 那样由调用在内部取的，见上文）。
+# 在推理模式内得到的推理张量根本没有版本计数器，而自动求导（autograd）正是靠这个计数器察觉被保存的张量有没有被原地修改（见 :ref:`“版本计数器”那一页 <questions-version-counter>`）。本页和其他页面说的推理张量，指 ``is_inference()`` 为 ``True`` 的张量，普通张量则指 ``is_inference()`` 为 ``False`` 的张量：在模式外对推理张量取的 ``detach()`` 或 ``.data`` 也是推理张量，却有版本计数器，直接对它调用 ``mul_`` 这类原地操作也不报错（通过对它取的视图修改则会报错，无论视图是用索引或上面那些视图方法取的，还是像 ``fill_diagonal_`` 那样由调用在内部取的，见上文）。
 
 y = make_inference(torch.tensor([1.0, 2.0], requires_grad=True))
 try:

@@ -354,7 +354,7 @@ print("bias same storage as flat:", same_storage(layer.bias, flat))
 assert all(same_storage(q, flat) for q in layer.parameters()) and layer.bias.item() == 30.0, "the model follows flat"
 
 # %%
-# ``unsafe_chunk`` 和 ``unsafe_split`` 是绕过计数器的另外两条途径，不在表中。与返回视图（view）的 ``chunk()`` 和 ``split()`` 不同，在 ``torch.inference_mode()`` 之外对布局为 strided、既不是嵌套张量也不是推理张量（inference tensor）的 CPU 张量调用这两个方法时，返回的各块与原张量共享内存，却不是视图（``_is_view()`` 为 ``False``），各有自己的计数器。经由其中一块修改，原张量的计数器不动；在 ``torch.no_grad()`` 下这样修改下面 float32 的叶子张量 ``weights`` 之后，``backward()`` 照常运行，用的是修改后的数值，不报错。推理张量的各块和推理张量本身一样，没有计数器。在 ``torch.inference_mode()`` 内对布局为 strided、既不是嵌套张量也不是推理张量的 CPU 张量调用这两个方法时，返回的各块是视图（``_is_view()`` 为 ``True``），却仍各有自己的计数器；在 ``torch.no_grad()`` 下对叶子张量的一块做同样的修改之后，``backward()`` 也照常运行，用的是修改后的数值，不报错。:fact:`unsafe-pieces-own-counter-every-dtype` :fact:`unsafe-pieces-in-inference-mode-own-counter`
+# ``unsafe_chunk`` 和 ``unsafe_split`` 是绕过计数器的另外两条途径，不在表中。与返回视图（view）的 ``chunk()`` 和 ``split()`` 不同，在 ``torch.inference_mode()`` 之外对布局为 strided、既不是嵌套张量也不是推理张量（inference tensor，即 ``is_inference()`` 为 ``False``）的 CPU 张量调用这两个方法时，返回的各块与原张量共享内存，却不是视图（``_is_view()`` 为 ``False``），各有自己的计数器。经由其中一块修改，原张量的计数器不动；在 ``torch.no_grad()`` 下这样修改下面 float32 的叶子张量 ``weights`` 之后，``backward()`` 照常运行，用的是修改后的数值，不报错。推理张量的各块没有计数器，即使这个推理张量自己有计数器（在模式之外对推理张量取的 ``detach()`` 就有）。在 ``torch.inference_mode()`` 内对布局为 strided、既不是嵌套张量也不是推理张量的 CPU 张量调用这两个方法时，返回的各块是视图（``_is_view()`` 为 ``True``），却仍各有自己的计数器；在 ``torch.no_grad()`` 下对叶子张量的一块做同样的修改之后，``backward()`` 也照常运行，用的是修改后的数值，不报错。:fact:`unsafe-pieces-own-counter-every-dtype` :fact:`unsafe-pieces-in-inference-mode-own-counter`
 
 weights = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
 loss = (weights * weights).sum()
@@ -505,7 +505,7 @@ assert fake_quant_update_uncounted(), (
 # 基张量与它的视图共享一个计数器
 # ------------------------------
 #
-# ``view = base[1:3]`` 与 ``base`` 共享内存，也共享计数器：无论通过哪一方修改，两边读到的版本号都会增加。torch 文档列出的视图操作对不是推理张量的张量取的视图，无论是在梯度模式下、``torch.no_grad()`` 下还是 ``torch.inference_mode()`` 内取的，都同样与基张量（base tensor）共享计数器；只有在该模式内取的 ``view(dtype)`` 例外，它给出的是推理张量，没有计数器。``unsafe_chunk`` 和 ``unsafe_split`` 在该模式内返回的各块也是视图，却各有自己的计数器（见上文）。:fact:`version-counter-shared-by-views-and-detach` :fact:`view-dtype-under-inference-mode-uncounted` :fact:`unsafe-pieces-in-inference-mode-own-counter`
+# ``view = base[1:3]`` 与 ``base`` 共享内存，也共享计数器：无论通过哪一方修改，两边读到的版本号都会增加。torch 文档列出的视图操作对不是推理张量、``is_inference()`` 为 ``False`` 的张量取的视图，无论是在梯度模式下、``torch.no_grad()`` 下还是 ``torch.inference_mode()`` 内取的，都同样与基张量（base tensor）共享计数器；只有在该模式内取的 ``view(dtype)`` 例外，它给出的是推理张量，没有计数器。``unsafe_chunk`` 和 ``unsafe_split`` 在该模式内返回的各块也是视图，却各有自己的计数器（见上文）。:fact:`version-counter-shared-by-views-and-detach` :fact:`view-dtype-under-inference-mode-uncounted` :fact:`unsafe-pieces-in-inference-mode-own-counter`
 
 base = torch.zeros(4)
 view = base[1:3]
@@ -516,6 +516,35 @@ print("view:", view)
 print("base._version:", base._version, " view._version:", view._version)
 print("view._base is base:", view._base is base, " same storage:", same_storage(base, view))
 assert base._version == view._version == 2, "a base and its view must share one version counter"
+# sphinx_gallery_start_ignore
+
+
+def normal_made_from_inference():
+    """A tensor whose is_inference() is False, made from an inference tensor: its detach().view(torch.float32)."""
+    with torch.inference_mode():
+        made_in_mode = torch.arange(6.0).reshape(2, 3) * 1
+    return made_in_mode.detach().view(torch.float32)
+
+
+def view_moves_base(take_view, enter):
+    """Whether moving the counter of a view taken inside ``enter`` moves its base's."""
+    base_ = normal_made_from_inference()
+    with enter():
+        view_ = take_view(base_)
+    before_ = base_._version
+    torch.autograd.graph.increment_version(view_)
+    return base_._version == before_ + 1
+
+
+views_of_normal = (lambda t: t[1:], lambda t: t.t(), lambda t: t.view(6), lambda t: t.unbind()[0],
+                   lambda t: t.diagonal(), lambda t: t.expand(2, 2, 3), lambda t: t.detach())
+assert not normal_made_from_inference().is_inference() and all(
+    view_moves_base(take, enter) for take in views_of_normal
+    for enter in (torch.enable_grad, torch.no_grad, torch.inference_mode)), (
+    "a normal tensor made from an inference tensor shares its counter with its views, in every mode")
+assert all(view_moves_base(lambda t: t.view(torch.int32), enter) for enter in (torch.enable_grad, torch.no_grad)), (
+    "its view(dtype) taken outside inference_mode shares it too")
+# sphinx_gallery_end_ignore
 
 # %%
 # .. figure-caption::
@@ -532,7 +561,7 @@ assert same_storage(base, view), "the view uses the base's memory"
 # 小结
 # ----
 #
-# ``_version`` 统计的是通过张量自己、在 ``torch.inference_mode()`` 之外取的视图、``detach()`` 的结果或 ``out=`` 做的 torch 原地操作（包括 ``t_()`` 这类改形状的操作），在不在
+# ``_version`` 统计的 torch 原地操作（包括 ``t_()`` 这类改形状的操作），是通过张量自己或 ``out=`` 做的，对 ``is_inference()`` 为 ``False`` 的张量，还有通过在 ``torch.inference_mode()`` 之外取的视图或 ``detach()`` 的结果做的，在不在
 # ``torch.no_grad()`` 下都一样；调用 Python 函数的方法 ``apply_``、``map_`` 和 ``map2_``，一些原地写入的 torch 内核，以及 ``detach_()``、``requires_grad_()``、``share_memory_()`` 和按张量自身大小调用的 ``resize_()`` 或 ``resize_as_()``，都不在其中。本站检查过的这类内核有：``fused=True`` 的优化器所用的融合内核、``torch.amp.GradScaler.unscale_`` 的反缩放、
 # ``BatchNorm`` 层对 ``running_mean`` 和 ``running_var`` 的更新，以及量化感知训练模块 ``torch.ao.quantization.FusedMovingAvgObsFakeQuantize`` 的更新，它原地改写自己的 ``scale`` 和 ``zero_point`` 以及观察器的 ``min_val`` 和 ``max_val``；别的内核也可能这样。通往同一块内存的不少途径绕得过版本计数器，例如 ``.data``、NumPy、``untyped_storage()``、DLPack 别名、
 # ``copy.copy(t)``、``apply_``、``map_`` 和 ``map2_``、``nn.utils.vector_to_parameters``、``unsafe_chunk`` 和 ``unsafe_split`` 按上文的方式（在 ``torch.inference_mode()`` 之外或之内）返回的各块、在该模式内取的 ``view(dtype)``，以及上面这几个内核：它们改了数值，计数器却没有动，所以经由它们的修改可能让梯度算错而不报错（见 :ref:`“.data 与 no_grad”那一页 <questions-data-vs-no-grad>`）。重新绑定名字什么也没有修改。:fact:`fused-optimizer-step-not-counted` :fact:`kernel-writes-not-counted` :fact:`counter-bypass-edits-silent`

@@ -14,7 +14,7 @@
       w = torch.randn(3, dtype=torch.float64, requires_grad=True)
       w = torch.randn(3).to(torch.float64).requires_grad_()
 
-用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下、``torch.inference_mode()`` 之外搬到另一个设备（对 ``"cpu"`` 上的张量，``.to("cpu:0")`` 也算搬到另一个设备）或转换成另一种浮点或复数 dtype，就不再是叶子张量（leaf tensor）。不调用 ``retain_grad()`` 时（本页不调用），它就再也训练不动了：它的 ``.grad`` 始终是 ``None``，读取时还会警告：“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”。把它交给按通常方式创建的优化器，会被拒收（“can't optimize a non-leaf Tensor”）；在搬动之前创建的优化器拿着的是源叶子张量，更新的也是源叶子张量；加上 ``differentiable=True`` 创建的 SGD 或 Adam 优化器会收下它，但优化器的每一步都不会改变它，它的 ``.grad`` 始终是 ``None``。调用 ``retain_grad()`` 之后，优化器会收下这个搬过去的张量，并原地（in-place）训练这份副本，源叶子张量则不会更新。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
+用 ``requires_grad=True`` 创建的权重，随后在梯度模式（grad mode）下、``torch.inference_mode()`` 之外搬到另一个设备（对 ``"cpu"`` 上的张量，``.to("cpu:0")`` 也算搬到另一个设备）或转换成另一种浮点或复数 dtype，就不再是叶子张量（leaf tensor）。不调用 ``retain_grad()`` 时（本页不调用），它就再也训练不动了：它的 ``.grad`` 始终是 ``None``，读取时还会警告：“The .grad attribute of a Tensor that is not a leaf Tensor is being accessed”。把它交给按通常方式创建的 ``torch.optim`` 优化器，会被拒收（“can't optimize a non-leaf Tensor”）；在搬动之前创建的优化器拿着的是源叶子张量，更新的也是源叶子张量；加上 ``differentiable=True`` 创建的 SGD 或 Adam 优化器会收下它，但优化器的每一步都不会改变它，它的 ``.grad`` 始终是 ``None``。调用 ``retain_grad()`` 之后，``torch.optim`` 的每个优化器类都会收下这个搬过去的张量，其中除了每一步只接受稀疏梯度的 ``SparseAdam``，都会原地（in-place）训练这份副本，源叶子张量则不会更新。读者常搜的是“.cuda() 之后 grad 是 None”。本页用改变
 dtype 把这三种情况都复现出来，并用 ``meta`` 设备（在这里扮演 GPU，任何构建的 torch 都有它）说明搬动得到的同样是非叶子张量（经由搬到 ``meta`` 的张量一路反向传播到 CPU 上的叶子张量时，``backward()`` 会报错：没有数值可以复制回来）；``.cuda()`` 和 ``.to("cuda")`` 本身由 GPU 框在 torch 找到 GPU 时检查，框的标题写明本站构建时是否做了。本页还说明梯度去了哪里，再用实际训练逐一检验三种解决办法。
 """
 
@@ -356,6 +356,53 @@ for move in (torch.float64, "cpu:0"):
             f"to({move!r}): {optimizer_class.__name__}(differentiable=True) accepts the moved tensor")
         assert read_grad(accepted)[0] is None and torch.equal(accepted, torch.ones(3, dtype=accepted.dtype)), (
             f"to({move!r}): {optimizer_class.__name__}(differentiable=True) steps leave it unchanged, .grad None")
+
+import inspect
+
+optimizer_classes = [c for _, c in inspect.getmembers(torch.optim, inspect.isclass)
+                     if issubclass(c, torch.optim.Optimizer) and c is not torch.optim.Optimizer]
+
+
+def steps_on_moved_copy(optimizer_class, move):
+    """A 2×2 leaf moved by to(move), retain_grad() on the copy, three steps of optimizer_class with its default
+    settings on the copy: (the last loss below the first, the copy changed, the source leaf unchanged)."""
+    moved_source = torch.ones(2, 2, requires_grad=True)
+    moved_copy = moved_source.to(move)
+    moved_copy.retain_grad()
+    goal = torch.tensor([[1.0, -2.0], [3.0, 0.5]], dtype=moved_copy.dtype)
+    stepper = optimizer_class([moved_copy])
+
+    def closure():
+        stepper.zero_grad()
+        step_loss = ((moved_copy - goal) ** 2).sum()
+        step_loss.backward()
+        return step_loss
+
+    step_losses = [stepper.step(closure).detach().item() for _ in range(3)]
+    return (step_losses[-1] < step_losses[0], not torch.equal(moved_copy, torch.ones(2, 2, dtype=moved_copy.dtype)),
+            torch.equal(moved_source, torch.ones(2, 2)))
+
+
+for move in (torch.float64, "cpu:0"):
+    for optimizer_class in optimizer_classes:
+        try:
+            optimizer_class([torch.ones(2, 2, requires_grad=True).to(move)])
+        except ValueError as refused:
+            assert str(refused) == "can't optimize a non-leaf Tensor", (
+                f"to({move!r}): {optimizer_class.__name__} refuses the moved tensor as a non-leaf")
+        else:
+            raise AssertionError(f"to({move!r}): {optimizer_class.__name__} must refuse the moved tensor")
+        if optimizer_class is torch.optim.SparseAdam:
+            try:
+                steps_on_moved_copy(optimizer_class, move)
+            except RuntimeError as dense:
+                assert "does not support dense gradients" in str(dense), (
+                    f"to({move!r}), retain_grad(): SparseAdam accepts the copy, and its step refuses dense gradients")
+            else:
+                raise AssertionError("SparseAdam's step must refuse the copy's dense gradient")
+        else:
+            assert steps_on_moved_copy(optimizer_class, move) == (True, True, True), (
+                f"to({move!r}), retain_grad(): {optimizer_class.__name__} trains the moved copy, not the source leaf")
 # sphinx_gallery_end_ignore
 
 # %%
@@ -452,4 +499,4 @@ assert not transposed_leaf.is_contiguous() and transposed_leaf.to(memory_format=
 # 小结
 # ----
 #
-# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下、``torch.inference_mode()`` 之外，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错，经由搬入 ``meta`` 的那一步做 ``backward()`` 也会报错：没有数值可搬），或把它转换成另一种浮点或复数 dtype 时，返回的是非叶子张量；dtype 和设备都不变，却因为 ``copy=True``，或因为 ``memory_format`` 不是 torch 从张量步长读出的那种布局而复制的 ``to()`` 也一样（这种布局不一定与 ``is_contiguous()`` 一致，见 :ref:`“module.to()”那一页 <questions-module-to>`）。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``；按通常方式创建的优化器拒收它，在搬动之前创建的优化器更新的则是它的源张量，加上 ``differentiable=True`` 创建的 SGD 或 Adam 优化器会收下它，但每一步都不会改变它；调用 ``retain_grad()`` 之后，优化器原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。
+# ``to()``、``double()`` 以及其他转换和搬动都是运算：在梯度模式下、``torch.inference_mode()`` 之外，它们改变一个需要梯度的张量的设备（从 ``meta`` 搬出会报错，经由搬入 ``meta`` 的那一步做 ``backward()`` 也会报错：没有数值可搬），或把它转换成另一种浮点或复数 dtype 时（转换成 ``torch.float4_e2m1fn_x2`` 或从它转换出来则会报 ``NotImplementedError``），返回的是非叶子张量；dtype 和设备都不变，却因为 ``copy=True``，或因为 ``memory_format`` 不是 torch 从张量步长读出的那种布局而复制的 ``to()`` 也一样（这种布局不一定与 ``is_contiguous()`` 一致，见 :ref:`“module.to()”那一页 <questions-module-to>`）。不调用 ``retain_grad()`` 时，它的 ``.grad`` 始终是 ``None``；按通常方式创建的 ``torch.optim`` 优化器拒收它，在搬动之前创建的优化器更新的则是它的源张量，加上 ``differentiable=True`` 创建的 SGD 或 Adam 优化器会收下它，但每一步都不会改变它；调用 ``retain_grad()`` 之后，``torch.optim`` 中除了只接受稀疏梯度的 ``SparseAdam``，每个优化器类都原地训练这份搬过去的副本，源叶子张量保持不变。解决办法：创建张量时直接给出 ``dtype`` 和 ``device``，或者搬动之后再调用 ``requires_grad_()``；模块则用 ``module.to()`` 搬动。:fact:`cast-of-grad-leaf-is-non-leaf`

@@ -714,7 +714,7 @@ for x in (torch.arange(6.0), torch.arange(12.0).reshape(3, 4)):
 # ``x[idx] += 1`` 是对 ``x`` 的原地操作，而自动求导（autograd）拒绝对需要梯度的叶子张量（``Parameter`` 也是）、自动求导记录下来的这种叶子张量的视图（叶子张量的 ``view(dtype)`` 除外：经由它写入照常进行，自动求导不记录），以及在 ``torch.no_grad()`` 或 ``torch.inference_mode()`` 下用索引或 PyTorch 文档列为视图的其他操作（列在 :doc:`《视图操作一览》 </views>` 里；``detach()``、``view(dtype)`` 和稀疏张量的 ``indices()`` 除外）对它取的视图做原地操作：要放在 ``torch.no_grad()`` 下写。叶子张量本身是不需要梯度的张量的视图时，最后这一条不成立：在这两种模式下用索引对 ``torch.zeros(2, 4)[0].requires_grad_()`` 取的视图不需要梯度，照常接受写入，写入也落到这个叶子张量上；而这个叶子张量本身，以及在梯度模式下对它取的视图，仍然拒绝写入。
 # :fact:`grad-off-view-refuses-index-write-in-grad-mode`
 #
-# 推理张量是在 ``torch.inference_mode()`` 下算出的张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。在推理模式之外对它取的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上（经由它们的视图写入，如 ``d[0] += 1`` 或 ``d[1:3] += 1``，则先写入、再报错，见 :ref:`“推理模式”那一页 <questions-inference-mode>`）；在模式内取的 ``detach()`` 或 ``.data`` 则是在那里得到的推理张量（表中 ``inference_mode detach()`` 和 ``inference_mode .data`` 两行），与它一样拒绝这样写，也是先写入、再报错。
+# 在 ``torch.inference_mode()`` 下算出的张量是推理张量；在那里取的 ``view(dtype)`` 也是推理张量，即使取自普通张量（``is_inference()`` 为 ``False`` 的张量）。在模式内用索引或 ``view(shape)`` 对普通张量取的视图，以及它的 ``detach()`` 和 ``.data``，都不是推理张量；取自不需要梯度的张量的这种视图和 ``detach()`` 照常接受写入。在模式内得到的、不需要梯度的推理张量在推理模式之外拒绝这样写，放在 ``torch.no_grad()`` 下也一样，而且是先写入、再报错：报错时数值已经改了，调用方捕获错误后再试一次，就加了两次。在推理模式之外对它取的 ``detach()`` 和 ``.data`` 虽然也是推理张量，却照常接受同样的写入，不报错，写入也落到原来的张量上（经由它们的视图写入，如 ``d[0] += 1`` 或 ``d[1:3] += 1``，则先写入、再报错，见 :ref:`“推理模式”那一页 <questions-inference-mode>`）；在模式内取的 ``detach()`` 或 ``.data`` 则是在那里得到的推理张量（表中 ``inference_mode detach()`` 和 ``inference_mode .data`` 两行），与它一样拒绝这样写，也是先写入、再报错。
 # :fact:`inference-tensor-alias-edit-routes`
 #
 # 需要梯度的非叶子张量（non-leaf tensor）和普通张量，两种模式下都照常写入。但非叶子张量的四种视图，以及用索引、``view(shape)`` 等自动求导记录的视图操作从其中之一再取的视图（每种模式的最后两行；对它们取的 ``view(dtype)`` 和 ``detach()`` 则照常接受写入），在 ``torch.inference_mode()`` 之外、梯度模式打开时会拒绝（在 ``torch.no_grad()`` 下照常写入）。这四种视图是：
@@ -882,6 +882,13 @@ for mode_of_write in (True, False):
         data_in_mode_is_inference = torch.is_inference(normal_base.data)
     assert not data_in_mode_is_inference and not any(torch.is_inference(t) for t in taken_in_mode), (
         "a view by indexing or view(shape), detach() and .data of a normal tensor taken in inference mode are normal")
+    normal_of_inference = sources()["inference tensor"].detach().view(torch.float32)
+    with torch.inference_mode():
+        taken_of_that_normal = (normal_of_inference[:], normal_of_inference.view(4), normal_of_inference.detach())
+        that_data_is_inference = torch.is_inference(normal_of_inference.data)
+    assert not normal_of_inference.is_inference() and not that_data_is_inference and not any(
+        torch.is_inference(t) for t in taken_of_that_normal), (
+        "the same for the normal tensor view(torch.float32) of an inference tensor's detach()")
     assert all(isinstance(add_one_at(t, mode_of_write), torch.Tensor) for t in taken_in_mode), (
         "plain[:], view(4) and detach() made in the mode take the write")
     assert torch.equal(normal_base, torch.tensor([3.0, 0.0, 3.0, 0.0])), "the three writes reached the normal tensor"
