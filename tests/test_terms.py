@@ -237,8 +237,8 @@ BREAKS = [
 #: (page, a later mention of a term, the same mention glossed): glossing it again must name the page and line.
 GLOSSED_AGAIN = [
     ("gallery/zh_CN/questions/GALLERY_HEADER.rst", "、视图、", "、视图（view）、"),
-    ("gallery/zh_CN/questions/plot_12_version_counter.py", "之外取的视图、``detach()``",
-     "之外取的视图（view）、``detach()``"),
+    ("gallery/zh_CN/questions/plot_12_version_counter.py", "之外取的视图或 ``detach()``",
+     "之外取的视图（view）或 ``detach()``"),
 ]
 
 

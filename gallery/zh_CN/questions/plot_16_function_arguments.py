@@ -474,6 +474,12 @@ hook_register = {"full": torch.nn.Module.register_full_backward_hook,
                  "older": torch.nn.Module.register_backward_hook}
 
 
+def linear_leaving_rng():
+    # 一个 Linear(2, 2)，它的初始值不动本页的随机数序列。
+    with torch.random.fork_rng(devices=[]):
+        return torch.nn.Linear(2, 2)
+
+
 def grad_input_shapes(grad_input):
     return [None if g is None else tuple(g.shape) for g in grad_input]
 
@@ -482,7 +488,7 @@ def hooks_run_on_original(order, copy_kind, original_kind, removed):
     """The hooks a backward of an original runs after the events of ``order``, in that order: copying it,
     giving the copy a backward hook of copy_kind, giving the original one of original_kind (removed at once
     if removed), each with the shapes of the grad_input it got."""
-    marked, ran, marked_copy = torch.nn.Linear(2, 2), [], None
+    marked, ran, marked_copy = linear_leaving_rng(), [], None
     for event in order:
         if event == "copy":
             marked_copy = copy.copy(marked)
@@ -502,7 +508,7 @@ def hooks_run_on_original(order, copy_kind, original_kind, removed):
 
 def grad_input_of_kind(kind):
     """The shapes of the grad_input a backward hook of that kind gets on a Linear of its own."""
-    alone, got = torch.nn.Linear(2, 2), []
+    alone, got = linear_leaving_rng(), []
     hook_register[kind](alone, lambda module, grad_input, grad_output: got.append(grad_input_shapes(grad_input)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # an older hook on a Linear warns that it is deprecated
