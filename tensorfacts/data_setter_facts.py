@@ -17,7 +17,7 @@ from tensorfacts.general_facts import GRAD_SOURCES
 from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, Raised
 from tensorfacts.standard_sources import VERSIONED_SOURCES
-from tensorfacts.tensors import same_storage
+from tensorfacts.tensors import same_storage, version_read
 
 #: The phrases of torch's refusals of ``a.data = t``, and what each one checks.
 SETTER_REFUSALS = {
@@ -205,13 +205,6 @@ MOVES: dict[str, Callable[[torch.Tensor, torch.Tensor], object]] = {
 }
 
 
-def _counter(t: torch.Tensor) -> object:
-    try:
-        return t._version
-    except RuntimeError as exc:
-        return "raises" if "do not track version counter" in str(exc) else f"raises: {exc}"
-
-
 def moved_apart(case: Case) -> dict[str, tuple[object, ...]]:
     """For each call of :data:`MOVES` on a fresh ``a`` and ``d = a.detach()`` (under ``torch.no_grad()``, or inside
     ``torch.inference_mode()`` for an inference tensor, as the edits after it): whether ``d.add_(5)`` leaves ``a``'s
@@ -225,10 +218,10 @@ def moved_apart(case: Case) -> dict[str, tuple[object, ...]]:
             move(a, d)
             a_before = a.detach().clone()
             d.add_(5)
-            after_d = (bool(torch.equal(a.detach(), a_before)), _counter(a), _counter(d))
+            after_d = (bool(torch.equal(a.detach(), a_before)), version_read(a), version_read(d))
             d_before = d.clone()
             a.mul_(2)
-        seen[name] = (*after_d, bool(torch.equal(d, d_before)), _counter(a), _counter(d))
+        seen[name] = (*after_d, bool(torch.equal(d, d_before)), version_read(a), version_read(d))
     return seen
 
 

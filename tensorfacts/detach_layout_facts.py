@@ -17,20 +17,13 @@ from tensorfacts.fact_registry import Fact, fact, scoped_fact
 from tensorfacts.meta_reasons import NEEDS_VALUES
 from tensorfacts.scope import VALUE_DEVICES, Case, values_equal
 from tensorfacts.standard_sources import NO_VERSION_COUNTER
+from tensorfacts.tensors import version_read
 
 
 def _editing(case: Case) -> contextlib.AbstractContextManager:
     """Where ``a`` itself may be edited in place: inside ``torch.inference_mode()`` for an inference tensor, else
     under ``torch.no_grad()`` (a leaf that requires grad refuses the edit in grad mode)."""
     return torch.inference_mode() if case.source == "inference" else torch.no_grad()
-
-
-def _version_read(t: torch.Tensor) -> object:
-    """``t._version``, or ``"raises"`` where torch says the tensor tracks no version counter."""
-    try:
-        return t._version
-    except RuntimeError as exc:
-        return "raises" if "do not track version counter" in str(exc) else f"raises: {exc}"
 
 
 def detach_edits_reach_both(case: Case) -> dict[str, object]:
@@ -42,7 +35,7 @@ def detach_edits_reach_both(case: Case) -> dict[str, object]:
     start = a.detach().clone()
     c = a.detach()
     d = a.data
-    before = (_version_read(a), _version_read(c))
+    before = (version_read(a), version_read(c))
     with _editing(case):
         c.mul_(2)
         c[0] = 100
@@ -50,18 +43,18 @@ def detach_edits_reach_both(case: Case) -> dict[str, object]:
     with _editing(case):
         a.add_(1)
     through_a = values_equal(c, torch.cat([start[:1] * 0 + 101, start[1:] * 2 + 1]))
-    after = (_version_read(a), _version_read(c))
-    views = (_version_read(a[:1]), _version_read(c[:1]))
+    after = (version_read(a), version_read(c))
+    views = (version_read(a[:1]), version_read(c[:1]))
     c.add_(1)
     outside = values_equal(a.detach(), torch.cat([start[:1] * 0 + 102, start[1:] * 2 + 2]))
     return {"edit through a.detach() seen by a": through_c, "edit through a seen by a.detach()": through_a,
             "(a._version, c._version) before the edits": before,
             "(a._version, c._version) after the three edits": after,
             "(c.is_inference(), a.data.is_inference())": (c.is_inference(), d.is_inference()),
-            "a.data._version after the four edits": _version_read(d),
+            "a.data._version after the four edits": version_read(d),
             "(a[:1]._version, c[:1]._version) after the three edits": views,
             "c.add_(1) outside both modes seen by a": outside,
-            "(a._version, c._version) after c.add_(1)": (_version_read(a), _version_read(c))}
+            "(a._version, c._version) after c.add_(1)": (version_read(a), version_read(c))}
 
 
 def _reach_both_expected(case: Case) -> dict[str, object]:
@@ -172,8 +165,6 @@ def _detach_sparse_coo_edit_not_shared() -> Fact:
                 f"values shared at first: {shared_at_first}; (seen by the other, values still in one memory, "
                 f"(edited tensor's values moved, other's moved), a._version, c._version) per COO edit: "
                 f"{seen}; CSR edits through c seen by a: {csr}")
-
-
 
 
 def _torch_dtypes() -> list[torch.dtype]:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import torch
 
 from tensorfacts.fact_registry import Fact, fact
+from tensorfacts.tensors import version_read
 
 #: The four calls, each given an argument of the detached tensor's own dtype; the shape each leaves it with.
 _CALLS: dict[str, tuple[Callable[[torch.Tensor], object], tuple[int, ...]]] = {
@@ -42,13 +43,6 @@ def _make(dtype: torch.dtype, *shape: int) -> torch.Tensor:
 
 def _like(t: torch.Tensor, *shape: int) -> torch.Tensor:
     return _make(t.dtype, *shape)
-
-
-def _version(t: torch.Tensor) -> object:
-    try:
-        return t._version
-    except RuntimeError as exc:
-        return "raises" if "do not track version counter" in str(exc) else f"raises: {exc}"
 
 
 def _sources(dtype: torch.dtype) -> dict[str, Callable[[], torch.Tensor]]:
@@ -80,13 +74,13 @@ def _run(make: Callable[[], torch.Tensor], call: Callable[[torch.Tensor], object
         try:
             with grad_mode():
                 call(d)
-                shape, after_call = tuple(d.shape), (_version(a), _version(d))
+                shape, after_call = tuple(d.shape), (version_read(a), version_read(d))
                 later(d)
         except RuntimeError as exc:
             return type(exc).__name__
     if caught:
         return f"warns: {caught[0].message}"
-    return shape, after_call, (_version(a), _version(d))
+    return shape, after_call, (version_read(a), version_read(d))
 
 
 def _expected(dtype: torch.dtype, inference: bool, mode: str, name: str,

@@ -17,6 +17,7 @@ import torch
 from tensorfacts.fact_registry import scoped_fact
 from tensorfacts.meta_reasons import NEEDS_ADDRESSES
 from tensorfacts.scope import VALUE_DEVICES, Case
+from tensorfacts.tensors import version_read
 
 
 def _other_dtype(a: torch.Tensor) -> torch.dtype:
@@ -74,13 +75,6 @@ def _inference_mode_new_memory_is_inference(case: Case) -> dict[str, tuple[bool,
     return new_memory_outputs(case)
 
 
-def _version_read(t: torch.Tensor) -> object:
-    try:
-        return t._version
-    except RuntimeError as exc:
-        return "raises" if "do not track version counter" in str(exc) else f"raises: {exc}"
-
-
 def new_memory_counters(case: Case) -> dict[str, tuple[object, ...]]:
     """Each route of :data:`NEW_MEMORY` run inside ``torch.inference_mode()``: what reading the result's ``_version``
     gives, and, for its ``detach()`` and ``.data`` taken outside the mode, whether each is an inference tensor and
@@ -95,7 +89,7 @@ def new_memory_counters(case: Case) -> dict[str, tuple[object, ...]]:
         with torch.inference_mode():
             for t in (result, *taken):
                 t.mul_(2)
-        seen[name] = (_version_read(result), *(t.is_inference() for t in taken), *(_version_read(t) for t in taken))
+        seen[name] = (version_read(result), *(t.is_inference() for t in taken), *(version_read(t) for t in taken))
     return seen
 
 

@@ -28,6 +28,15 @@ def bytes_apart(x: torch.Tensor, y: torch.Tensor) -> bool:
     return sx.data_ptr() + sx.nbytes() <= sy.data_ptr() or sy.data_ptr() + sy.nbytes() <= sx.data_ptr()
 
 
+def version_read(t: torch.Tensor) -> object:
+    """``t._version``, or ``"raises"`` where torch says the tensor tracks no version counter (an inference tensor made
+    inside the mode); any other error's message after ``"raises: "``."""
+    try:
+        return t._version
+    except RuntimeError as exc:
+        return "raises" if "do not track version counter" in str(exc) else f"raises: {exc}"
+
+
 def grad_fn_name(t: torch.Tensor) -> str:
     """The class name of ``t.grad_fn``, or ``"None"`` (a string) when it has none."""
     return type(t.grad_fn).__name__ if t.grad_fn is not None else "None"
